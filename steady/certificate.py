@@ -1,0 +1,133 @@
+"""Independent re-check of a throughput result (proofs/certificate.md).
+
+``check(platform, result)`` trusts nothing the solver computed except the numbers it
+reports, and re-derives the proof with different code: networkx's max-flow (on exact
+integers) and networkx's own Edmonds arborescence (on exact Fractions), not the solver's
+OR-Tools max-flow or :mod:`steady.arborescence`.  It verifies
+
+1. primal: the rates n live on links of the platform (of the tree / DAG for those
+   scopes), are >= 0, load no port beyond one time unit, and let every destination
+   receive ``throughput`` per time unit (max-flow from the source >= TP);
+2. dual: the port prices are >= 0 and sum to TP, and every spanning arborescence rooted
+   at the source costs >= 1 under the weights c_{j,k}(y_j^out + y_k^in);
+3. the reported period is 1/TP.
+
+Together 1 and 2 prove that TP is the optimum of the scope's problem (weak duality).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+from math import lcm
+
+import networkx as nx
+
+
+@dataclass
+class CheckReport:
+    """What the check found: ``ok`` is true when ``problems`` is empty."""
+
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    def __bool__(self) -> bool:
+        return self.ok
+
+
+def check(platform, result) -> CheckReport:
+    """Re-check ``result`` (a ThroughputResult) against ``platform``; see the module."""
+    report = CheckReport()
+    scope = _scope_platform(platform, result, report)
+    if scope is None:
+        return report
+    tp = Fraction(result.throughput)
+    if tp <= 0:
+        report.problems.append(f"throughput {tp} is not positive")
+        return report
+    if Fraction(result.period) != 1 / tp:
+        report.problems.append(f"period {result.period} is not 1/throughput")
+    n = {arc: Fraction(x) for arc, x in result.n.items()}
+    _check_rates(scope, n, report)
+    if report.problems:
+        return report
+    _check_flows(scope, n, tp, report)
+    _check_prices(scope, result.certificate, tp, report)
+    return report
+
+
+def _scope_platform(platform, result, report):
+    if result.scope == "graph":
+        return platform
+    if result.scope == "dag":
+        if not platform.is_dag():
+            report.problems.append("scope 'dag' but the platform has a cycle")
+            return None
+        return platform
+    if result.scope == "tree":
+        parent = result.tree or {}
+        arcs = {(p, c) for c, p in parent.items()}
+        try:
+            platform.check_arborescence(parent, "tree")
+        except ValueError as exc:
+            report.problems.append(f"the tree is not a spanning arborescence: {exc}")
+            return None
+        return platform.subplatform(lambda l: l.arc in arcs)
+    report.problems.append(f"unknown scope {result.scope!r}")
+    return None
+
+
+def _check_rates(scope, n, report):
+    for arc, x in n.items():
+        if not scope.has_link(*arc):
+            report.problems.append(f"rate on {arc[0]}->{arc[1]}, which is not a link in scope")
+        elif x < 0:
+            report.problems.append(f"negative rate {x} on {arc[0]}->{arc[1]}")
+    busy_out: dict[str, Fraction] = {}
+    busy_in: dict[str, Fraction] = {}
+    for (u, v), x in n.items():
+        if scope.has_link(u, v):
+            busy_out[u] = busy_out.get(u, Fraction(0)) + x * scope.cost(u, v)
+            busy_in[v] = busy_in.get(v, Fraction(0)) + x * scope.cost(u, v)
+    for port, busy in (("out-port", busy_out), ("in-port", busy_in)):
+        for v, t in busy.items():
+            if t > 1:
+                report.problems.append(f"{port} of {v} busy {t} > 1 per time unit")
+
+
+def _check_flows(scope, n, tp, report):
+    scale = lcm(tp.denominator, *(x.denominator for x in n.values()))
+    graph = nx.DiGraph()
+    graph.add_nodes_from(scope.nodes)
+    for (u, v), x in n.items():
+        if x > 0:
+            graph.add_edge(u, v, capacity=int(x * scale))
+    need = tp * scale
+    for d in scope.destinations:
+        value = nx.maximum_flow_value(graph, scope.source, d)
+        if value < need:
+            report.problems.append(f"{d} can receive only {Fraction(value, scale)} < TP = {tp}")
+
+
+def _check_prices(scope, certificate, tp, report):
+    out_p = {v: Fraction(p) for v, p in certificate.out_prices.items()}
+    in_p = {v: Fraction(p) for v, p in certificate.in_prices.items()}
+    if any(p < 0 for p in list(out_p.values()) + list(in_p.values())):
+        report.problems.append("a port price is negative")
+        return
+    total = sum(out_p.values(), Fraction(0)) + sum(in_p.values(), Fraction(0))
+    if total != tp:
+        report.problems.append(f"port prices sum to {total}, not TP = {tp}")
+    graph = nx.DiGraph()
+    graph.add_nodes_from(scope.nodes)
+    for l in scope.links:
+        if l.head != scope.source:  # rooted at the source: nothing enters it
+            weight = l.cost * (out_p.get(l.tail, 0) + in_p.get(l.head, 0))
+            graph.add_edge(l.tail, l.head, weight=weight)
+    tree = nx.minimum_spanning_arborescence(graph, attr="weight", preserve_attrs=True)
+    cost = sum((d["weight"] for _, _, d in tree.edges(data=True)), Fraction(0))
+    if cost < 1:
+        report.problems.append(f"a spanning arborescence costs {cost} < 1 under the prices")

@@ -1,0 +1,267 @@
+"""Seeded, reproducible random platforms (the experiments of seed 000 §5.1, Table 2).
+
+Seed 000 §5.1 draws random platforms with "number of nodes 10, 20, ..., 50", "density
+0.04, 0.08, ..., 0.20" where "the density is the probability of the existence of an edge
+between two nodes", and link occupation times T_{u,v} drawn from a "Gaussian distribution
+(mean=100MB/s, deviation=20MB/s)"; in the multi-port model send_{u,v} is
+"0.80 · min_{w,(u,w)∈E} T_{u,w}" (depends only on the sending node).
+
+Choices the paper leaves open, fixed here once and for all:
+
+* **Link symmetry.**  000 §2.1 models the platform as a directed graph and notes that "two
+  opposite edges would model a bidirectional link"; Table 2 speaks of an *edge between two
+  nodes*, i.e. a physical link, and indexes the occupation time by the ordered pair
+  (T_{u,v}).  So, by default (``bidirectional=True``), each unordered pair {u, v} carries a
+  link with probability ``density``, a link is the two arcs u->v and v->u, and each arc
+  draws its own bandwidth.  ``bidirectional=False`` instead draws every ordered pair
+  independently (one arc per success).
+* **Bandwidth law.**  bandwidth ~ Gaussian(mean, sd) MB/s, rounded to 2 decimals and read
+  as the exact decimal (9873/100, never a double), clipped below at ``min_bandwidth``
+  (default 1 MB/s, far in the tail: P[N(100, 20) < 1] ≈ 4e-7) so that every cost is finite
+  and positive.  The cost of an arc is the time to send one slice:
+  ``Fraction(slice_size) / bandwidth`` (seconds for a slice of ``slice_size`` MB).
+* **Reachability.**  002 §2 needs every node reachable from the source.  The density links
+  are drawn first, exactly as in the paper; then, while some node is unreachable, a link
+  (both arcs when bidirectional, else one arc) is added from a uniformly drawn reached
+  node to a uniformly drawn unreached one.  This adds the fewest links possible (one per
+  missing component), so the observed density stays close to ``density`` on large
+  platforms, while small sparse draws (the paper's 10 nodes at density 0.04) still give
+  valid platforms.
+
+Every generator draws from its own ``random.Random(seed)`` (never the global generator),
+so a (function, arguments, seed) triple always yields the same platform, and every result
+is a validated :class:`~steady.platform.Platform` with exact costs.  Nodes are named
+``"P0" .. "P{n-1}"`` and the source is ``"P0"``.
+"""
+
+from __future__ import annotations
+
+import random
+from fractions import Fraction
+
+from .errors import InputError
+from .platform import Link, Platform
+
+__all__ = ["random_platform", "mesh_platform", "random_dag_platform", "draw_bandwidth"]
+
+#: Seed 000 Table 2: bandwidths ~ Gaussian(mean=100 MB/s, deviation=20 MB/s).
+MEAN_BANDWIDTH = 100
+SD_BANDWIDTH = 20
+#: Default lower clip of a drawn bandwidth, in MB/s (see the module docstring).
+MIN_BANDWIDTH = 1
+#: Seed 000 §5.1: in the multi-port model, send_u = 0.80 x the cheapest outgoing arc of u.
+SEND_OVERHEAD_RATIO = Fraction(4, 5)
+
+
+# -- the bandwidth law -------------------------------------------------------------
+
+def draw_bandwidth(rng: random.Random, mean=MEAN_BANDWIDTH, sd=SD_BANDWIDTH,
+                   min_bandwidth=MIN_BANDWIDTH) -> Fraction:
+    """One bandwidth of seed 000 Table 2: Gaussian(mean, sd), 2 decimals, exact.
+
+    The float only chooses an integer number of hundredths; the result is that exact
+    decimal, clipped below at ``min_bandwidth``.
+    """
+    hundredths = round(rng.gauss(float(mean), float(sd)) * 100)
+    return max(Fraction(hundredths, 100), Fraction(min_bandwidth))
+
+
+def _link(rng: random.Random, tail: str, head: str, law: dict) -> Link:
+    return Link(tail, head, Fraction(law["slice_size"]) / draw_bandwidth(rng, **law["gauss"]))
+
+
+def _law(slice_size, mean, sd, min_bandwidth, origin: str) -> dict:
+    for element, value in (("slice_size", slice_size), ("mean", mean),
+                           ("min_bandwidth", min_bandwidth)):
+        if Fraction(value) <= 0:
+            raise InputError(origin, element, f"must be > 0, got {value}")
+    if Fraction(sd) < 0:
+        raise InputError(origin, "sd", f"must be >= 0, got {sd}")
+    return {"slice_size": slice_size,
+            "gauss": {"mean": mean, "sd": sd, "min_bandwidth": min_bandwidth}}
+
+
+# -- argument checks and shared pieces -----------------------------------------------
+
+def _names(nodes: int, origin: str) -> list[str]:
+    if isinstance(nodes, bool) or not isinstance(nodes, int) or nodes < 2:
+        raise InputError(origin, "nodes", f"need an integer >= 2 (a source and a "
+                         f"destination), got {nodes!r}")
+    return [f"P{i}" for i in range(nodes)]
+
+
+def _check_density(density, origin: str) -> float:
+    if not 0 <= density <= 1:
+        raise InputError(origin, "density", f"is a probability in [0, 1], got {density!r}")
+    return float(density)
+
+
+def _reached(source: str, arcs) -> set[str]:
+    succ: dict[str, list[str]] = {}
+    for tail, head in arcs:
+        succ.setdefault(tail, []).append(head)
+    reached, stack = {source}, [source]
+    while stack:
+        for w in succ.get(stack.pop(), ()):
+            if w not in reached:
+                reached.add(w)
+                stack.append(w)
+    return reached
+
+
+def _make_reachable(rng: random.Random, names: list[str], arcs: list[tuple[str, str]],
+                    bidirectional: bool) -> None:
+    """Add, in place, the fewest links (reached node -> unreached node) so that every
+    node is reachable from ``names[0]``; endpoints are drawn uniformly."""
+    reached = _reached(names[0], arcs)
+    while len(reached) < len(names):
+        tail = rng.choice([v for v in names if v in reached])
+        head = rng.choice([v for v in names if v not in reached])
+        arcs.append((tail, head))
+        if bidirectional:
+            arcs.append((head, tail))
+        reached = _reached(names[0], arcs)
+
+
+def _platform(rng: random.Random, names, arcs, law: dict, name: str,
+              multiport: bool) -> Platform:
+    links = [_link(rng, tail, head, law) for tail, head in arcs]
+    overhead = _send_overheads(names, links) if multiport else None
+    return Platform(names[0], links, names, name, overhead, origin=f"<generated {name}>")
+
+
+def _send_overheads(names, links) -> dict[str, Fraction]:
+    """Seed 000 §5.1: send_u = 0.80 x min over u's outgoing arcs of T_{u,w}."""
+    cheapest: dict[str, Fraction] = {}
+    for link in links:
+        if link.tail not in cheapest or link.cost < cheapest[link.tail]:
+            cheapest[link.tail] = link.cost
+    return {v: SEND_OVERHEAD_RATIO * cheapest[v] for v in names if v in cheapest}
+
+
+def _default_name(kind: str, nodes: int, density, seed) -> str:
+    if density is None:
+        return f"{kind}-{nodes}-s{seed}"
+    return f"{kind}-{nodes}-d{density}-s{seed}"
+
+
+# -- the generators -------------------------------------------------------------------
+
+def random_platform(nodes: int, density: float = 0.1, seed=0, *, slice_size=1000,
+                    mean=MEAN_BANDWIDTH, sd=SD_BANDWIDTH, min_bandwidth=MIN_BANDWIDTH,
+                    bidirectional: bool = True, multiport: bool = False,
+                    name: str | None = None) -> Platform:
+    """A random platform of seed 000 §5.1, Table 2.
+
+    Each unordered pair of nodes carries a link (both arcs, each with its own bandwidth)
+    with probability ``density``; with ``bidirectional=False`` each ordered pair carries
+    an arc with probability ``density``.  Then the fewest links needed to reach every node
+    from the source ``"P0"`` are added (see the module docstring).  Costs are
+    ``slice_size / bandwidth`` with bandwidth ~ Gaussian(mean, sd) MB/s, 2 decimals,
+    clipped below at ``min_bandwidth``.  With ``multiport=True`` every node that sends
+    gets the send overhead 0.80 x its cheapest outgoing arc (000 §5.1).
+
+    >>> p = random_platform(10, density=0.2, seed=3)
+    >>> p.source, len(p.nodes)
+    ('P0', 10)
+    >>> p == random_platform(10, density=0.2, seed=3)
+    True
+    """
+    origin = "random_platform"
+    names = _names(nodes, origin)
+    p = _check_density(density, origin)
+    law = _law(slice_size, mean, sd, min_bandwidth, origin)
+    rng = random.Random(seed)
+    arcs = _density_arcs(rng, names, p, bidirectional)
+    _make_reachable(rng, names, arcs, bidirectional)
+    return _platform(rng, names, arcs, law,
+                     name or _default_name("random", nodes, density, seed), multiport)
+
+
+def _density_arcs(rng: random.Random, names, p: float, bidirectional: bool):
+    arcs = []
+    for i, u in enumerate(names):
+        for j, v in enumerate(names):
+            if bidirectional and j <= i:
+                continue
+            if u != v and rng.random() < p:
+                arcs.append((u, v))
+                if bidirectional:
+                    arcs.append((v, u))
+    return arcs
+
+
+def mesh_platform(nodes: int, seed=0, in_degree: int = 3, *, slice_size=1000,
+                  mean=MEAN_BANDWIDTH, sd=SD_BANDWIDTH, min_bandwidth=MIN_BANDWIDTH,
+                  multiport: bool = False, name: str | None = None) -> Platform:
+    """A well-connected random platform: every non-source node has ``in_degree`` in-arcs.
+
+    First a random spanning arborescence from the source: the destinations are visited in
+    a random order and each gets an arc from a uniformly drawn node visited before it
+    (so everything is reachable).  Then every destination receives further in-arcs from
+    distinct, uniformly drawn other nodes until it has exactly ``in_degree`` of them (the
+    source may be one of them; the source itself gets no in-arc, it never needs one).
+    Bandwidths follow the law of :func:`random_platform` (seed 000 Table 2).
+
+    >>> p = mesh_platform(12, seed=1)
+    >>> min(len(p.in_links(v)) for v in p.destinations)
+    3
+    """
+    origin = "mesh_platform"
+    names = _names(nodes, origin)
+    if isinstance(in_degree, bool) or not isinstance(in_degree, int) \
+            or not 1 <= in_degree <= nodes - 1:
+        raise InputError(origin, "in_degree", f"need an integer in [1, {nodes - 1}] "
+                         f"(nodes - 1), got {in_degree!r}")
+    law = _law(slice_size, mean, sd, min_bandwidth, origin)
+    rng = random.Random(seed)
+    arcs = _random_arborescence(rng, names)
+    for v in names[1:]:
+        senders = {tail for tail, head in arcs if head == v}
+        others = [u for u in names if u != v and u not in senders]
+        arcs.extend((u, v) for u in rng.sample(others, in_degree - len(senders)))
+    return _platform(rng, names, arcs, law,
+                     name or _default_name("mesh", nodes, None, seed), multiport)
+
+
+def _random_arborescence(rng: random.Random, names) -> list[tuple[str, str]]:
+    """Arcs of a random spanning arborescence rooted at ``names[0]``: each destination,
+    in a random order, hangs below a uniformly drawn node that precedes it."""
+    order = names[1:]
+    rng.shuffle(order)
+    visited = [names[0]]
+    arcs = []
+    for v in order:
+        arcs.append((rng.choice(visited), v))
+        visited.append(v)
+    return arcs
+
+
+def random_dag_platform(nodes: int, density: float = 0.1, seed=0, *, slice_size=1000,
+                        mean=MEAN_BANDWIDTH, sd=SD_BANDWIDTH, min_bandwidth=MIN_BANDWIDTH,
+                        multiport: bool = False, name: str | None = None) -> Platform:
+    """A random DAG platform (the setting of 002 §4): arcs only go forward in an order.
+
+    The destinations are put in a random order after the source; each forward pair
+    (earlier -> later) carries an arc with probability ``density``.  A destination left
+    without an in-arc then gets one from a uniformly drawn earlier node, which makes every
+    node reachable (by induction along the order) with the fewest extra arcs.  Bandwidths
+    follow the law of :func:`random_platform` (seed 000 Table 2).
+
+    >>> random_dag_platform(15, 0.2, seed=4).is_dag()
+    True
+    """
+    origin = "random_dag_platform"
+    names = _names(nodes, origin)
+    p = _check_density(density, origin)
+    law = _law(slice_size, mean, sd, min_bandwidth, origin)
+    rng = random.Random(seed)
+    order = [names[0]] + rng.sample(names[1:], nodes - 1)
+    arcs = [(order[i], order[j]) for i in range(nodes) for j in range(i + 1, nodes)
+            if rng.random() < p]
+    fed = {head for _, head in arcs}
+    for j in range(1, nodes):
+        if order[j] not in fed:
+            arcs.append((rng.choice(order[:j]), order[j]))
+    return _platform(rng, names, arcs, law,
+                     name or _default_name("dag", nodes, density, seed), multiport)

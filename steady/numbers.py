@@ -1,0 +1,76 @@
+"""Exact numbers from user input.
+
+Every cost that enters `steady` becomes a :class:`fractions.Fraction` taken from the
+number's *text*: ``"0.1"`` and a JSON ``0.1`` both mean 1/10, never the binary double
+0.1000000000000000055...  Accepted: ints, ``"p/q"`` strings, decimal strings (with an
+optional exponent), :class:`decimal.Decimal` (what the JSON reader yields for floats),
+Fractions, and Python floats (read through their shortest ``repr``).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from decimal import Decimal
+from fractions import Fraction
+
+_RATIONAL = re.compile(r"^\s*[+-]?\d+\s*/\s*[+-]?\d+\s*$")
+_DECIMAL = re.compile(r"^\s*[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?\s*$")
+# Like Python's 4300-digit limit on int(str): "1e-1000000000" would otherwise make
+# Fraction build a billion-digit power of ten (a hang, not an answer).
+MAX_EXPONENT = 4300
+
+
+def parse_exact(value) -> Fraction:
+    """Return ``value`` as an exact Fraction, or raise ``ValueError`` saying why."""
+    if isinstance(value, bool):
+        raise ValueError(f"{value!r} is not a number")
+    if isinstance(value, (int, Fraction)):
+        return Fraction(value)
+    if isinstance(value, Decimal):
+        return _from_decimal(value)
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise ValueError(f"{value!r} is not a finite number")
+        return Fraction(repr(value))
+    if isinstance(value, str):
+        if _RATIONAL.match(value):
+            num, den = value.split("/")
+            if int(den) == 0:
+                raise ValueError(f"{value!r} has a zero denominator")
+            return Fraction(int(num), int(den))
+        if _DECIMAL.match(value):
+            return _from_decimal(Decimal(value.strip()))
+        raise ValueError(f"{value!r} is not a number (expected an integer, 'p/q' or a decimal)")
+    raise ValueError(f"{value!r} is not a number")
+
+
+def _from_decimal(value: Decimal) -> Fraction:
+    if not value.is_finite():
+        raise ValueError(f"{value} is not a finite number")
+    if abs(value.as_tuple().exponent) > MAX_EXPONENT:
+        raise ValueError(f"{value} has an exponent beyond +-{MAX_EXPONENT}")
+    return Fraction(value)
+
+
+def format_exact(x: Fraction) -> str:
+    """The canonical text of an exact number: ``"3"`` or ``"7/2"``."""
+    x = Fraction(x)
+    return str(x.numerator) if x.denominator == 1 else f"{x.numerator}/{x.denominator}"
+
+
+def decimal_text(x: Fraction, digits: int = 6) -> str:
+    """A rounded decimal rendering for humans (never used in a computation)."""
+    x = Fraction(x)
+    scaled = round(x * 10**digits)
+    sign = "-" if scaled < 0 else ""
+    whole, frac = divmod(abs(scaled), 10**digits)
+    return f"{sign}{whole}.{frac:0{digits}d}".rstrip("0").rstrip(".")
+
+
+def lcm_of_denominators(values) -> int:
+    """Smallest positive integer N such that N*v is an integer for every v."""
+    n = 1
+    for v in values:
+        n = math.lcm(n, Fraction(v).denominator)
+    return n

@@ -1,0 +1,386 @@
+"""The platform: an immutable directed graph of processors with exact link costs.
+
+This is the model of seed 002 §2: a directed graph G = (V, E, c) with a source P_s; the
+arc (j, k) costs c_{j,k} time units per unit-size message; optional start-up costs
+β_{j,k} (002 §6) and per-node send overheads (the multi-port model of seed 000 §2.2).
+
+A :class:`Platform` is built from a steady-platform v1 document (file or dict, see
+DESIGN.md) or from a networkx DiGraph, and validated on the way in: every error names the
+file, the element and the reason.  Writing it back gives an equivalent document.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from fractions import Fraction
+from types import MappingProxyType
+from typing import Iterable, Mapping
+
+from .errors import InputError
+from .fileio import atomic_write_text, load_json, loads_json
+from .numbers import format_exact, parse_exact
+
+FORMAT = "steady-platform"
+VERSION = 1
+_TOP_KEYS = {"format", "version", "name", "source", "nodes", "links", "send_overhead"}
+_LINK_KEYS = {"from", "to", "cost", "bandwidth", "startup"}
+
+
+@dataclass(frozen=True)
+class Link:
+    """The arc tail -> head: ``cost`` time units per unit message, ``startup`` β."""
+
+    tail: str
+    head: str
+    cost: Fraction
+    startup: Fraction = Fraction(0)
+
+    @property
+    def arc(self) -> tuple[str, str]:
+        return (self.tail, self.head)
+
+
+class Platform:
+    """An immutable, validated platform graph (002 §2).
+
+    Nodes keep the order of the file; ``links`` keeps the order of the file too, so
+    every derived computation is deterministic.
+    """
+
+    __slots__ = ("name", "source", "nodes", "links", "send_overhead", "_cost",
+                 "_out", "_in")
+
+    def __init__(self, source: str, links: Iterable[Link], nodes: Iterable[str] | None = None,
+                 name: str = "", send_overhead: Mapping[str, Fraction] | None = None,
+                 origin: str = "<platform>"):
+        links = tuple(links)
+        if nodes is None:
+            seen: dict[str, None] = {source: None}
+            for link in links:
+                seen.setdefault(link.tail)
+                seen.setdefault(link.head)
+            nodes = tuple(seen)
+        object.__setattr__(self, "name", name)
+        object.__setattr__(self, "source", source)
+        object.__setattr__(self, "nodes", tuple(nodes))
+        object.__setattr__(self, "links", links)
+        object.__setattr__(self, "send_overhead",
+                           MappingProxyType(dict(send_overhead or {})))
+        _validate(self, origin)
+        out: dict[str, list[Link]] = {v: [] for v in self.nodes}
+        inn: dict[str, list[Link]] = {v: [] for v in self.nodes}
+        for link in links:
+            out[link.tail].append(link)
+            inn[link.head].append(link)
+        object.__setattr__(self, "_cost", MappingProxyType({l.arc: l.cost for l in links}))
+        object.__setattr__(self, "_out", MappingProxyType({v: tuple(ls) for v, ls in out.items()}))
+        object.__setattr__(self, "_in", MappingProxyType({v: tuple(ls) for v, ls in inn.items()}))
+
+    def __setattr__(self, key, value):
+        raise AttributeError("Platform is immutable")
+
+    def __delattr__(self, key):
+        raise AttributeError("Platform is immutable")
+
+    # -- queries -----------------------------------------------------------------
+    @property
+    def destinations(self) -> tuple[str, ...]:
+        return tuple(v for v in self.nodes if v != self.source)
+
+    @property
+    def arcs(self) -> tuple[tuple[str, str], ...]:
+        return tuple(l.arc for l in self.links)
+
+    def cost(self, tail: str, head: str) -> Fraction:
+        return self._cost[(tail, head)]
+
+    def has_link(self, tail: str, head: str) -> bool:
+        return (tail, head) in self._cost
+
+    def out_links(self, node: str) -> tuple[Link, ...]:
+        return self._out[node]
+
+    def in_links(self, node: str) -> tuple[Link, ...]:
+        return self._in[node]
+
+    def topological_order(self) -> list[str] | None:
+        """Nodes in a topological order, or None when the graph has a cycle."""
+        indegree = {v: len(self._in[v]) for v in self.nodes}
+        ready = [v for v in self.nodes if indegree[v] == 0]
+        order = []
+        while ready:
+            v = ready.pop()
+            order.append(v)
+            for link in self._out[v]:
+                indegree[link.head] -= 1
+                if indegree[link.head] == 0:
+                    ready.append(link.head)
+        return order if len(order) == len(self.nodes) else None
+
+    def check_arborescence(self, parent: Mapping[str, str], origin: str = "<tree>") -> None:
+        """Raise InputError unless ``parent`` (child -> parent) is a spanning
+        arborescence of this platform rooted at the source, over existing links."""
+        if self.source in parent:
+            raise InputError(origin, f"edge ->{self.source}", "the source has no parent")
+        for child, par in parent.items():
+            if not self.has_link(par, child):
+                raise InputError(origin, f"edge {par}->{child}", "not a link of the platform")
+        missing = [v for v in self.destinations if v not in parent]
+        if missing:
+            raise InputError(origin, "edges", "not spanning, no parent for: " + ", ".join(missing))
+        for v in self.destinations:
+            seen = set()
+            while v != self.source:
+                if v in seen:
+                    raise InputError(origin, "edges", f"cycle through {v}")
+                seen.add(v)
+                v = parent[v]
+
+    def is_dag(self) -> bool:
+        return self.topological_order() is not None
+
+    def __eq__(self, other):
+        if not isinstance(other, Platform):
+            return NotImplemented
+        return (self.source == other.source and set(self.nodes) == set(other.nodes)
+                and set(self.links) == set(other.links)
+                and dict(self.send_overhead) == dict(other.send_overhead))
+
+    def __hash__(self):
+        return hash((self.source, frozenset(self.links)))
+
+    def __repr__(self):
+        return (f"Platform(name={self.name!r}, source={self.source!r}, "
+                f"{len(self.nodes)} nodes, {len(self.links)} links)")
+
+    # -- derived platforms (all validated again) ---------------------------------
+    def replace_links(self, links: Iterable[Link], name: str | None = None) -> "Platform":
+        return Platform(self.source, links, self.nodes,
+                        self.name if name is None else name, self.send_overhead)
+
+    def scale_costs(self, factor) -> "Platform":
+        """Every cost multiplied by ``factor`` (> 0)."""
+        factor = Fraction(factor)
+        return self.replace_links(Link(l.tail, l.head, l.cost * factor, l.startup)
+                                  for l in self.links)
+
+    def relabel(self, mapping: Mapping[str, str]) -> "Platform":
+        """The same platform with nodes renamed by ``mapping`` (a bijection)."""
+        m = lambda v: mapping.get(v, v)  # noqa: E731
+        return Platform(m(self.source),
+                        (Link(m(l.tail), m(l.head), l.cost, l.startup) for l in self.links),
+                        [m(v) for v in self.nodes], self.name,
+                        {m(v): o for v, o in self.send_overhead.items()})
+
+    def subplatform(self, keep) -> "Platform":
+        """The platform restricted to the links for which ``keep(link)`` is true."""
+        return self.replace_links(l for l in self.links if keep(l))
+
+    # -- documents ---------------------------------------------------------------
+    def to_dict(self) -> dict:
+        """The steady-platform v1 document of this platform (exact numbers as text)."""
+        doc = {"format": FORMAT, "version": VERSION}
+        if self.name:
+            doc["name"] = self.name
+        doc["source"] = self.source
+        doc["nodes"] = list(self.nodes)
+        links = []
+        for l in self.links:
+            entry = {"from": l.tail, "to": l.head, "cost": format_exact(l.cost)}
+            if l.startup:
+                entry["startup"] = format_exact(l.startup)
+            links.append(entry)
+        doc["links"] = links
+        if self.send_overhead:
+            doc["send_overhead"] = {v: format_exact(o) for v, o in self.send_overhead.items()}
+        return doc
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), indent=1) + "\n"
+
+    def write(self, path) -> None:
+        atomic_write_text(path, self.to_json())
+
+    @classmethod
+    def from_dict(cls, doc, origin: str = "<dict>") -> "Platform":
+        return _from_document(doc, origin)
+
+    @classmethod
+    def from_file(cls, path) -> "Platform":
+        return _from_document(load_json(path), str(path))
+
+    @classmethod
+    def from_networkx(cls, graph, source, name: str = "") -> "Platform":
+        """From a networkx DiGraph whose edges carry ``cost`` or ``bandwidth``
+        (and optionally ``startup``); node attribute ``send_overhead`` is optional."""
+        origin = "<networkx>"
+        if not graph.is_directed():
+            raise InputError(origin, "graph", "must be a directed graph (nx.DiGraph)")
+        links = []
+        for u, v, data in graph.edges(data=True):
+            entry = {"from": str(u), "to": str(v)}
+            entry.update({k: data[k] for k in ("cost", "bandwidth", "startup") if k in data})
+            links.append(entry)
+        doc = {"format": FORMAT, "version": VERSION, "source": str(source),
+               "nodes": [str(v) for v in graph.nodes], "links": links}
+        overhead = {str(v): d["send_overhead"] for v, d in graph.nodes(data=True)
+                    if "send_overhead" in d}
+        if overhead:
+            doc["send_overhead"] = overhead
+        if name:
+            doc["name"] = name
+        return _from_document(doc, origin)
+
+    def to_networkx(self):
+        import networkx as nx
+
+        graph = nx.DiGraph()
+        graph.add_nodes_from(self.nodes)
+        for v, overhead in self.send_overhead.items():
+            graph.nodes[v]["send_overhead"] = overhead
+        for l in self.links:
+            graph.add_edge(l.tail, l.head, cost=l.cost, startup=l.startup)
+        return graph
+
+
+# -- parsing and validation -------------------------------------------------------
+
+def _number(value, origin: str, element: str, positive: bool = True) -> Fraction:
+    try:
+        x = parse_exact(value)
+    except ValueError as exc:
+        raise InputError(origin, element, str(exc)) from None
+    if positive and x <= 0:
+        raise InputError(origin, element, f"must be > 0, got {format_exact(x)}")
+    if not positive and x < 0:
+        raise InputError(origin, element, f"must be >= 0, got {format_exact(x)}")
+    return x
+
+
+def _name(value, origin: str, element: str) -> str:
+    if not isinstance(value, str) or not value:
+        raise InputError(origin, element, f"node names are non-empty strings, got {value!r}")
+    return value
+
+
+def _from_document(doc, origin: str) -> Platform:
+    if not isinstance(doc, dict):
+        raise InputError(origin, "document", "a steady-platform document is a JSON object")
+    unknown = sorted(set(doc) - _TOP_KEYS)
+    if unknown:
+        raise InputError(origin, f"key {unknown[0]!r}", "unknown key (allowed: "
+                         + ", ".join(sorted(_TOP_KEYS)) + ")")
+    if doc.get("format", FORMAT) != FORMAT:
+        raise InputError(origin, "format", f"expected {FORMAT!r}, got {doc['format']!r}")
+    if "version" in doc and doc["version"] != VERSION:
+        raise InputError(origin, "version", f"unsupported version {doc['version']!r} "
+                         f"(this steady reads version {VERSION})")
+    name = doc.get("name", "")
+    if not isinstance(name, str):
+        raise InputError(origin, "name", "must be a string")
+    if "source" not in doc:
+        raise InputError(origin, "source", "missing (the node that broadcasts)")
+    source = _name(doc["source"], origin, "source")
+    nodes = None
+    if "nodes" in doc:
+        if not isinstance(doc["nodes"], list):
+            raise InputError(origin, "nodes", "must be a list of node names")
+        nodes = [_name(v, origin, f"nodes[{i}]") for i, v in enumerate(doc["nodes"])]
+        seen = set()
+        for i, v in enumerate(nodes):
+            if v in seen:
+                raise InputError(origin, f"nodes[{i}]", f"duplicate node {v!r}")
+            seen.add(v)
+    if "links" not in doc or not isinstance(doc["links"], list):
+        raise InputError(origin, "links", "missing or not a list of links")
+    links = [_link(entry, origin, i) for i, entry in enumerate(doc["links"])]
+    overhead = {}
+    if "send_overhead" in doc:
+        if not isinstance(doc["send_overhead"], dict):
+            raise InputError(origin, "send_overhead", "must be an object {node: overhead}")
+        for v, o in doc["send_overhead"].items():
+            overhead[v] = _number(o, origin, f"send_overhead[{v!r}]", positive=False)
+    return Platform(source, links, nodes, name, overhead, origin=origin)
+
+
+def _link(entry, origin: str, i: int) -> Link:
+    element = f"links[{i}]"
+    if not isinstance(entry, dict):
+        raise InputError(origin, element, "a link is an object with from, to and cost")
+    unknown = sorted(set(entry) - _LINK_KEYS)
+    if unknown:
+        raise InputError(origin, element, f"unknown key {unknown[0]!r} (allowed: "
+                         + ", ".join(sorted(_LINK_KEYS)) + ")")
+    for key in ("from", "to"):
+        if key not in entry:
+            raise InputError(origin, element, f"missing {key!r}")
+    tail = _name(entry["from"], origin, f"{element}.from")
+    head = _name(entry["to"], origin, f"{element}.to")
+    element = f"{element} ({tail}->{head})"
+    has_cost, has_bw = "cost" in entry, "bandwidth" in entry
+    if has_cost == has_bw:
+        raise InputError(origin, element, "give exactly one of 'cost' and 'bandwidth'"
+                         + (" (both given)" if has_cost else " (neither given)"))
+    if has_cost:
+        cost = _number(entry["cost"], origin, f"{element}.cost")
+    else:
+        cost = 1 / _number(entry["bandwidth"], origin, f"{element}.bandwidth")
+    startup = _number(entry.get("startup", 0), origin, f"{element}.startup", positive=False)
+    return Link(tail, head, cost, startup)
+
+
+def _validate(p: Platform, origin: str) -> None:
+    nodes = set()
+    for i, v in enumerate(p.nodes):
+        if not isinstance(v, str) or not v:
+            raise InputError(origin, f"nodes[{i}]",
+                             f"node names are non-empty strings, got {v!r}")
+        if v in nodes:
+            raise InputError(origin, f"nodes[{i}]", f"duplicate node {v!r}")
+        nodes.add(v)
+    if not isinstance(p.source, str) or p.source not in nodes:
+        raise InputError(origin, "source", f"unknown source {p.source!r} (not among the nodes)")
+    seen = set()
+    for i, l in enumerate(p.links):
+        element = f"links[{i}] ({l.tail}->{l.head})"
+        for end in (l.tail, l.head):
+            if end not in nodes:
+                raise InputError(origin, element, f"unknown node {end!r} (not in 'nodes')")
+        if l.tail == l.head:
+            raise InputError(origin, element, "self-loop")
+        if l.arc in seen:
+            raise InputError(origin, element, "duplicate arc")
+        seen.add(l.arc)
+        if not (isinstance(l.cost, Fraction) and l.cost > 0):
+            raise InputError(origin, f"{element}.cost", "must be an exact number > 0")
+        if not (isinstance(l.startup, Fraction) and l.startup >= 0):
+            raise InputError(origin, f"{element}.startup", "must be an exact number >= 0")
+    for v in p.send_overhead:
+        if v not in nodes:
+            raise InputError(origin, f"send_overhead[{v!r}]", "unknown node")
+    if len(p.nodes) < 2:
+        raise InputError(origin, "nodes", "no destination: a broadcast needs a node besides "
+                         "the source")
+    reached = {p.source}
+    stack = [p.source]
+    succ: dict[str, list[str]] = {}
+    for l in p.links:
+        succ.setdefault(l.tail, []).append(l.head)
+    while stack:
+        for w in succ.get(stack.pop(), ()):
+            if w not in reached:
+                reached.add(w)
+                stack.append(w)
+    unreachable = [v for v in p.nodes if v not in reached]
+    if unreachable:
+        raise InputError(origin, "nodes", "unreachable from the source "
+                         f"{p.source!r}: " + ", ".join(unreachable))
+
+
+def default_platform() -> Platform:
+    """The embedded default: the platform of 002 Figure 1 (optimal throughput 1)."""
+    from importlib.resources import files
+
+    text = files("steady").joinpath("data/figure1.json").read_text(encoding="utf-8")
+    return _from_document(loads_json(text, "<embedded figure-1>"), "<embedded figure-1>")

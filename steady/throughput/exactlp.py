@@ -1,0 +1,235 @@
+"""Exact linear programming: a float simplex search, then an exact vertex and its proof.
+
+Policy (DESIGN.md, exactness): GLOP finds an optimal *basis* in floating point; the floats
+are then thrown away.  The basis alone is re-solved in rationals (python-flint's
+``fmpq_mat``), and the rational vertex is accepted only if it passes an exact
+primal-feasibility check and an exact dual-feasibility check (LP duality: a primal
+feasible x and a dual feasible y with c·x = b·y are both optimal).  When the float basis
+is wrong, GLOP is asked again with stricter settings; for small programs the exact
+simplex of sympy is the last resort.  Nothing unverified is ever returned.
+
+Programs are ``maximize c·x subject to rows, x >= 0`` with rows ``a·x (<=|>=|==) b``.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+import flint
+from ortools.linear_solver import pywraplp
+
+LE, GE, EQ = "<=", ">=", "=="
+
+
+class CertificationError(RuntimeError):
+    """The float basis could not be turned into a verified exact optimum."""
+
+
+@dataclass
+class Row:
+    coeffs: dict[int, Fraction]
+    sense: str
+    rhs: Fraction
+    name: str
+
+
+@dataclass
+class ExactSolution:
+    """An exactly verified optimal vertex: ``value = c·x = b·y``."""
+
+    value: Fraction
+    x: list[Fraction]
+    duals: list[Fraction]
+    basis_size: int
+    stats: dict = field(default_factory=dict)
+
+
+class LinearProgram:
+    """A maximisation LP with exact coefficients, mirrored into a GLOP model.
+
+    Rows and variables may be added between solves (cutting planes, columns); GLOP then
+    re-solves from its previous basis.
+    """
+
+    def __init__(self, name: str = "steady"):
+        self.names: list[str] = []
+        self.objective: dict[int, Fraction] = {}
+        self.rows: list[Row] = []
+        self.columns: list[dict[int, Fraction]] = []  # column j: row -> coefficient
+        self._solver = pywraplp.Solver.CreateSolver("GLOP")
+        if self._solver is None:  # pragma: no cover - ortools always ships GLOP
+            raise RuntimeError("OR-Tools GLOP is not available")
+        self._vars = []
+        self._cons = []
+        self._objective = self._solver.Objective()
+        self._objective.SetMaximization()
+        self.float_solves = 0
+        self.float_seconds = 0.0
+
+    # -- building ----------------------------------------------------------------
+    def add_variable(self, name: str, objective=0, column: dict[int, Fraction] | None = None) -> int:
+        j = len(self.names)
+        self.names.append(name)
+        self.columns.append({})
+        var = self._solver.NumVar(0.0, self._solver.infinity(), f"x{j}")
+        self._vars.append(var)
+        if objective:
+            self.objective[j] = Fraction(objective)
+            self._objective.SetCoefficient(var, float(objective))
+        for i, a in (column or {}).items():
+            self._set(i, j, Fraction(a))
+        return j
+
+    def add_row(self, coeffs: dict[int, Fraction], sense: str, rhs, name: str) -> int:
+        i = len(self.rows)
+        coeffs = {j: Fraction(a) for j, a in coeffs.items() if a}
+        self.rows.append(Row({}, sense, Fraction(rhs), name))
+        inf = self._solver.infinity()
+        lo, hi = {LE: (-inf, float(rhs)), GE: (float(rhs), inf), EQ: (float(rhs), float(rhs))}[sense]
+        self._cons.append(self._solver.Constraint(lo, hi, f"r{i}"))
+        for j, a in coeffs.items():
+            self._set(i, j, a)
+        return i
+
+    def _set(self, i: int, j: int, a: Fraction) -> None:
+        self.rows[i].coeffs[j] = a
+        self.columns[j][i] = a
+        self._cons[i].SetCoefficient(self._vars[j], float(a))
+
+    # -- solving -----------------------------------------------------------------
+    def solve_float(self, strict: bool = False):
+        """GLOP's float optimum: (values, row duals).  ``strict`` disables presolve and
+        tightens tolerances, for a second opinion when an exact check fails."""
+        if strict:
+            self._solver.SetSolverSpecificParametersAsString(
+                "use_preprocessing: false primal_feasibility_tolerance: 1e-12 "
+                "dual_feasibility_tolerance: 1e-12")
+        start = time.perf_counter()
+        status = self._solver.Solve()
+        self.float_seconds += time.perf_counter() - start
+        self.float_solves += 1
+        if status != pywraplp.Solver.OPTIMAL:
+            raise CertificationError(f"GLOP status {status}: the LP has no optimum")
+        return ([v.solution_value() for v in self._vars],
+                [c.dual_value() for c in self._cons])
+
+    def solve_exact(self) -> ExactSolution:
+        """The exact optimum: GLOP's basis re-solved in rationals and verified."""
+        failure = None
+        for strict in (False, True):
+            self.solve_float(strict)
+            try:
+                return self._reconstruct()
+            except CertificationError as exc:
+                failure = exc
+        if len(self.names) * max(1, len(self.rows)) <= 40_000:
+            return _sympy_fallback(self)
+        raise CertificationError(f"no verified optimum from the float basis: {failure}")
+
+    def _basis(self):
+        basic = pywraplp.Solver.BASIC
+        cols = [j for j, v in enumerate(self._vars) if v.basis_status() == basic]
+        tight = [i for i, c in enumerate(self._cons) if c.basis_status() != basic]
+        return cols, tight
+
+    def _reconstruct(self) -> ExactSolution:
+        start = time.perf_counter()
+        cols, tight = self._basis()
+        if len(cols) != len(tight):
+            raise CertificationError(f"basis shape {len(tight)}x{len(cols)} is not square")
+        x = [Fraction(0)] * len(self.names)
+        y = [Fraction(0)] * len(self.rows)
+        if cols:
+            B = _matrix([[self.rows[i].coeffs.get(j, 0) for j in cols] for i in tight])
+            try:
+                xb = B.solve(_matrix([[self.rows[i].rhs] for i in tight]))
+                yt = B.transpose().solve(_matrix([[self.objective.get(j, 0)] for j in cols]))
+            except ZeroDivisionError:
+                raise CertificationError("the float basis is singular") from None
+            for k, j in enumerate(cols):
+                x[j] = _fraction(xb[k, 0])
+            for k, i in enumerate(tight):
+                y[i] = _fraction(yt[k, 0])
+        self._verify(x, y)
+        value = sum((self.objective[j] * x[j] for j in self.objective), Fraction(0))
+        return ExactSolution(value, x, y, len(cols),
+                             {"reconstruct_seconds": time.perf_counter() - start})
+
+    def _verify(self, x, y) -> None:
+        """Exact primal and dual feasibility; with complementary slackness they prove
+        optimality (both objective values are then equal, checked too)."""
+        for j, v in enumerate(x):
+            if v < 0:
+                raise CertificationError(f"variable {self.names[j]} = {v} < 0")
+        for i, row in enumerate(self.rows):
+            lhs = sum((a * x[j] for j, a in row.coeffs.items()), Fraction(0))
+            if (row.sense == LE and lhs > row.rhs) or (row.sense == GE and lhs < row.rhs) \
+                    or (row.sense == EQ and lhs != row.rhs):
+                raise CertificationError(f"row {row.name} violated: {lhs} {row.sense} {row.rhs}")
+            if (row.sense == LE and y[i] < 0) or (row.sense == GE and y[i] > 0):
+                raise CertificationError(f"dual of row {row.name} has the wrong sign: {y[i]}")
+        for j, column in enumerate(self.columns):
+            reduced = self.objective.get(j, 0) - sum((y[i] * a for i, a in column.items()),
+                                                     Fraction(0))
+            if reduced > 0:
+                raise CertificationError(f"variable {self.names[j]} has reduced cost {reduced} > 0")
+        primal = sum((self.objective[j] * x[j] for j in self.objective), Fraction(0))
+        dual = sum((y[i] * row.rhs for i, row in enumerate(self.rows)), Fraction(0))
+        if primal != dual:
+            raise CertificationError(f"duality gap {dual - primal}")
+
+
+def _matrix(rows) -> "flint.fmpq_mat":
+    m, n = len(rows), len(rows[0]) if rows else 0
+    flat = [flint.fmpq(Fraction(a).numerator, Fraction(a).denominator) for r in rows for a in r]
+    return flint.fmpq_mat(m, n, flat)
+
+
+def _fraction(q) -> Fraction:
+    return Fraction(int(q.p), int(q.q))
+
+
+def _sympy_fallback(lp: LinearProgram) -> ExactSolution:
+    """Exact simplex (sympy) on the primal and on the dual; verified like the rest."""
+    from sympy import Rational, Matrix
+    from sympy.solvers.simplex import linprog
+
+    n, m = len(lp.names), len(lp.rows)
+    A_ub, b_ub, A_eq, b_eq, ub_rows, eq_rows = [], [], [], [], [], []
+    for i, row in enumerate(lp.rows):
+        dense = [Rational(row.coeffs.get(j, 0)) for j in range(n)]
+        if row.sense == EQ:
+            A_eq.append(dense), b_eq.append(Rational(row.rhs)), eq_rows.append(i)
+        else:
+            sign = 1 if row.sense == LE else -1
+            A_ub.append([sign * a for a in dense]), b_ub.append(sign * Rational(row.rhs))
+            ub_rows.append((i, sign))
+    c = Matrix([-Rational(lp.objective.get(j, 0)) for j in range(n)])
+    kw = {}
+    if A_ub:
+        kw.update(A=Matrix(A_ub), b=Matrix(b_ub))
+    if A_eq:
+        kw.update(A_eq=Matrix(A_eq), b_eq=Matrix(b_eq))
+    _, xs = linprog(c, **kw)
+    x = [Fraction(int(v.p), int(v.q)) for v in xs]
+    # Dual: min b·y, A^T y >= c, y >= 0 on <= rows (sign-adjusted), free on == rows.
+    k_ub, k_eq = len(ub_rows), len(eq_rows)
+    dual_c = Matrix(list(b_ub) + list(b_eq) + [-v for v in b_eq])
+    At = []
+    for j in range(n):
+        coeffs = [A_ub[r][j] for r in range(k_ub)] + [A_eq[r][j] for r in range(k_eq)]
+        coeffs += [-A_eq[r][j] for r in range(k_eq)]
+        At.append([-a for a in coeffs])
+    _, ys = linprog(dual_c, A=Matrix(At), b=Matrix([-Rational(lp.objective.get(j, 0))
+                                                     for j in range(n)]))
+    y = [Fraction(0)] * m
+    for r, (i, sign) in enumerate(ub_rows):
+        y[i] = sign * Fraction(int(ys[r].p), int(ys[r].q))
+    for r, i in enumerate(eq_rows):
+        plus, minus = ys[k_ub + r], ys[k_ub + k_eq + r]
+        y[i] = Fraction(int(plus.p), int(plus.q)) - Fraction(int(minus.p), int(minus.q))
+    lp._verify(x, y)
+    value = sum((lp.objective[j] * x[j] for j in lp.objective), Fraction(0))
+    return ExactSolution(value, x, y, 0, {"fallback": "sympy exact simplex"})

@@ -1,0 +1,87 @@
+"""The one-port constraints (002 §2, §4.1 eqs. (4)-(5), §5.2 eqs. (12)-(16)) and the
+certificate they induce.
+
+Each node has an out-port row  sum_k n_{j,k} c_{j,k} <= 1  and (destinations) an in-port
+row  sum_j n_{j,k} c_{j,k} <= 1.  The exact duals of these rows are *port prices*; at an
+optimum they make every spanning arborescence cost >= 1 (proofs/certificate.md), which
+is checked here by one exact minimum-arborescence computation.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from ..arborescence import minimum_arborescence
+from ..numbers import lcm_of_denominators
+from .exactlp import LE, LinearProgram
+
+
+def add_rate_variables(lp: LinearProgram, platform) -> dict[tuple[str, str], int]:
+    """One variable n_{j,k} >= 0 per link."""
+    return {l.arc: lp.add_variable(f"n[{l.tail}->{l.head}]") for l in platform.links}
+
+
+def add_port_rows(lp: LinearProgram, platform, nvar) -> dict[int, str]:
+    """Out-port and in-port rows; returns row index -> its name in words."""
+    names = {}
+    for v in platform.nodes:
+        out = {nvar[l.arc]: l.cost for l in platform.out_links(v)}
+        if out:
+            names[lp.add_row(out, LE, 1, f"out-port of {v}")] = f"out-port of {v}"
+        inn = {nvar[l.arc]: l.cost for l in platform.in_links(v)}
+        if inn and v != platform.source:
+            names[lp.add_row(inn, LE, 1, f"in-port of {v}")] = f"in-port of {v}"
+    return names
+
+
+def port_prices(platform, lp: LinearProgram, duals) -> tuple[dict, dict]:
+    """Exact port prices (y_out, y_in) read off the exact duals of the port rows."""
+    out = {v: Fraction(0) for v in platform.nodes}
+    inn = {v: Fraction(0) for v in platform.nodes}
+    for i, row in enumerate(lp.rows):
+        if row.name.startswith("out-port of "):
+            out[row.name[len("out-port of "):]] = duals[i]
+        elif row.name.startswith("in-port of "):
+            inn[row.name[len("in-port of "):]] = duals[i]
+    return out, inn
+
+
+def min_tree_cost(platform, out_prices, in_prices) -> Fraction:
+    """Exact cost of the cheapest spanning arborescence under the arc weights
+    c_{j,k} (y_j^out + y_k^in), computed in integers after scaling."""
+    return cheapest_tree(platform, out_prices, in_prices)[0]
+
+
+def cheapest_tree(platform, out_prices, in_prices) -> tuple[Fraction, dict]:
+    """(cost, child -> parent) of a cheapest spanning arborescence under the port
+    prices; exact when the prices are exact, a float search when they are floats."""
+    index = {v: i for i, v in enumerate(platform.nodes)}
+    exact = all(isinstance(p, (int, Fraction))
+                for prices in (out_prices, in_prices) for p in prices.values())
+    if exact:
+        weights = [l.cost * (out_prices.get(l.tail, 0) + in_prices.get(l.head, 0))
+                   for l in platform.links]
+        scale = lcm_of_denominators(weights)
+        weights = [int(w * scale) for w in weights]
+    else:
+        weights = [float(l.cost) * (out_prices.get(l.tail, 0) + in_prices.get(l.head, 0))
+                   for l in platform.links]
+        scale = 1
+    arcs = [(index[l.tail], index[l.head], w) for l, w in zip(platform.links, weights)]
+    found = minimum_arborescence(len(platform.nodes), index[platform.source], arcs)
+    if found is None:  # pragma: no cover - platforms are validated reachable
+        raise ValueError("no spanning arborescence")
+    cost, chosen = found
+    parent = {platform.links[i].head: platform.links[i].tail for i in chosen}
+    return (Fraction(cost, scale) if exact else cost), parent
+
+
+def port_loads(platform, n) -> tuple[dict, dict]:
+    """Exact busy time per time unit of every out-port and in-port under rates n."""
+    out = {v: Fraction(0) for v in platform.nodes}
+    inn = {v: Fraction(0) for v in platform.nodes}
+    for l in platform.links:
+        t = n.get(l.arc, 0) * l.cost
+        out[l.tail] += t
+        inn[l.head] += t
+    return out, inn

@@ -1,0 +1,79 @@
+"""The result object of every throughput computation (in the spirit of scipy's
+OptimizeResult): the exact value, the solution, the binding constraints, the proof."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+from ..numbers import decimal_text, format_exact
+
+
+@dataclass(frozen=True)
+class Certificate:
+    """Proof that ``throughput`` is optimal (see proofs/certificate.md).
+
+    Primal side: the per-link rates ``n`` respect every port and let every destination
+    receive ``throughput`` messages per time unit (max-flow >= TP, checked in integers
+    after scaling by ``scale``).  Dual side: port prices ``out_prices``/``in_prices``
+    >= 0 summing to ``throughput`` under which every spanning arborescence rooted at the
+    source costs at least 1 (``min_tree_cost``, an exact Edmonds computation).
+    """
+
+    out_prices: dict[str, Fraction]
+    in_prices: dict[str, Fraction]
+    min_tree_cost: Fraction
+    scale: int
+    min_flow: Fraction
+
+    def to_dict(self) -> dict:
+        return {"out_prices": {v: format_exact(p) for v, p in self.out_prices.items() if p},
+                "in_prices": {v: format_exact(p) for v, p in self.in_prices.items() if p},
+                "min_tree_cost": format_exact(self.min_tree_cost),
+                "scale": self.scale, "min_flow": format_exact(self.min_flow)}
+
+
+@dataclass(frozen=True)
+class ThroughputResult:
+    """Optimal steady-state throughput of a platform, exact and certified.
+
+    ``scope`` says which problem was solved: ``"graph"`` (SSB(G), 002 §5.2), ``"dag"``
+    (SSBPDAG, 002 §4.1) or ``"tree"`` (TP(T), 002 §3.1.2, ``tree`` holds child->parent).
+    """
+
+    throughput: Fraction
+    n: dict[tuple[str, str], Fraction]
+    bottleneck: list[str]
+    certificate: Certificate
+    formulation: str
+    scope: str = "graph"
+    tree: dict[str, str] | None = None
+    stats: dict = field(default_factory=dict)
+    certified: bool = True
+    trees: tuple | None = None  # ((child -> parent), rate) when the method yields trees
+
+    @property
+    def period(self) -> Fraction:
+        """T* = 1/TP: the time per broadcast in steady state."""
+        return 1 / self.throughput
+
+    def to_dict(self) -> dict:
+        doc = {"throughput": format_exact(self.throughput),
+               "throughput_decimal": decimal_text(self.throughput),
+               "period": format_exact(self.period),
+               "certified": self.certified,
+               "scope": self.scope,
+               "formulation": self.formulation,
+               "bottleneck": list(self.bottleneck),
+               "n": [{"from": u, "to": v, "n": format_exact(x)}
+                     for (u, v), x in self.n.items() if x],
+               "certificate": self.certificate.to_dict(),
+               "statistics": {k: (format_exact(v) if isinstance(v, Fraction) else v)
+                              for k, v in self.stats.items()}}
+        if self.trees is not None:
+            doc["trees"] = [{"rate": format_exact(rate),
+                             "edges": [[p, c] for c, p in parent.items()]}
+                            for parent, rate in self.trees]
+        if self.tree is not None:
+            doc["tree"] = dict(self.tree)
+        return doc
