@@ -2,7 +2,7 @@
 
 ``check(platform, result)`` trusts nothing the solver computed except the numbers it
 reports, and re-derives the proof with different code: networkx's max-flow (on exact
-integers) and networkx's own Edmonds arborescence (on exact Fractions), not the solver's
+integers) and networkx's own Edmonds branching (on exact Fractions), not the solver's
 OR-Tools max-flow or :mod:`steady.arborescence`.  It verifies
 
 1. primal: the rates n live on links of the platform (of the tree / DAG for those
@@ -121,13 +121,38 @@ def _check_prices(scope, certificate, tp, report):
     total = sum(out_p.values(), Fraction(0)) + sum(in_p.values(), Fraction(0))
     if total != tp:
         report.problems.append(f"port prices sum to {total}, not TP = {tp}")
-    graph = nx.DiGraph()
-    graph.add_nodes_from(scope.nodes)
-    for l in scope.links:
-        if l.head != scope.source:  # rooted at the source: nothing enters it
-            weight = l.cost * (out_p.get(l.tail, 0) + in_p.get(l.head, 0))
-            graph.add_edge(l.tail, l.head, weight=weight)
-    tree = nx.minimum_spanning_arborescence(graph, attr="weight", preserve_attrs=True)
-    cost = sum((d["weight"] for _, _, d in tree.edges(data=True)), Fraction(0))
-    if cost < 1:
+    weights = {l.arc: l.cost * (out_p.get(l.tail, 0) + in_p.get(l.head, 0))
+               for l in scope.links if l.head != scope.source}  # nothing enters the root
+    cost = _min_arborescence_cost(scope.nodes, weights)
+    if cost is None:
+        report.problems.append("no spanning arborescence rooted at the source")
+    elif cost < 1:
         report.problems.append(f"a spanning arborescence costs {cost} < 1 under the prices")
+
+
+def _min_arborescence_cost(nodes, weights: dict) -> Fraction | None:
+    """Exact cost of a cheapest spanning arborescence (arcs -> Fraction weights), by
+    networkx's Edmonds *maximum branching*, or None when there is none.
+
+    Not ``nx.minimum_spanning_arborescence``: (networkx 3.6) it maps w to
+    2·max - min + 1 - w and asks for a maximum branching, which is only guaranteed to be
+    spanning when max - min < 1/(|V| - 3); otherwise it may raise "No minimum spanning
+    arborescence" on graphs that have one (e.g. weights Ps->P1 3, P1->P2 3, P2->P1 1,
+    P2->P3 2, P3->P2 1).  Here w -> K - w with K = (|V|-1)·max - (|V|-2)·min + 1: every
+    new weight is >= 1, a spanning arborescence weighs >= (|V|-1)(K - max), which exceeds
+    (|V|-2)(K - min), the most a branching with fewer arcs can weigh.  So a maximum
+    branching is spanning whenever an arborescence exists, and is then a cheapest one
+    (all spanning ones have |V|-1 arcs)."""
+    k = len(nodes)
+    if not weights:
+        return Fraction(0) if k == 1 else None
+    hi, lo = max(weights.values()), min(weights.values())
+    big = (k - 1) * hi - (k - 2) * lo + 1
+    graph = nx.DiGraph()
+    graph.add_nodes_from(nodes)
+    for (u, v), w in weights.items():
+        graph.add_edge(u, v, weight=big - w)
+    branching = nx.maximum_branching(graph, attr="weight")
+    if branching.number_of_edges() != k - 1:
+        return None
+    return sum((weights[arc] for arc in branching.edges), Fraction(0))

@@ -1,7 +1,7 @@
 """Exact optimal steady-state throughput (002 §3.1.2, §4.1, §5.2), certified.
 
-``throughput(platform)`` solves SSB(G) by tree column generation (the default);
-``method="cuts"`` by min-cut cutting planes, ``method="flow"`` with the paper's
+``throughput(platform)`` solves SSB(G) by min-cut cutting planes (the default);
+``method="trees"`` by tree column generation, ``method="flow"`` with the paper's
 per-destination flow LP (the reference).
 ``dag_throughput`` solves SSBPDAG on a DAG, ``tree_throughput`` gives TP(T).
 Every result is a :class:`ThroughputResult` whose certificate was checked exactly.
@@ -18,7 +18,7 @@ from .trees import solve_trees
 METHODS = {"trees": solve_trees, "cuts": solve_cuts, "flow": solve_flow}
 
 
-def throughput(platform, method: str = "trees") -> ThroughputResult:
+def throughput(platform, method: str = "cuts") -> ThroughputResult:
     """Optimal throughput of SSB(G) (002 §5.2): broadcasts per time unit, exact."""
     try:
         solver = METHODS[method]

@@ -18,9 +18,9 @@ from __future__ import annotations
 import time
 from fractions import Fraction
 
-from .exactlp import GE, LinearProgram
+from .exactlp import GE
 from .maxflow import float_network
-from .ports import add_port_rows, add_rate_variables
+from .ports import rate_program
 from .postcondition import FlowShortfall, certified_result
 
 _TOLERANCE = 1e-9
@@ -63,10 +63,7 @@ def _separate(platform, lp, nvar, tpvar, nvals, words, cuts) -> int:
 def solve_cuts(platform):
     """Exact optimal throughput of SSB(G) by cutting planes; see the module docstring."""
     start = time.perf_counter()
-    lp = LinearProgram("ssb-cuts")
-    nvar = add_rate_variables(lp, platform)
-    tpvar = lp.add_variable("TP", objective=1)
-    words = add_port_rows(lp, platform, nvar)
+    lp, nvar, tpvar, words = rate_program(platform, "ssb-cuts")
     cuts: set[frozenset] = set()
     everyone = frozenset(platform.nodes)
     for d in platform.destinations:

@@ -9,8 +9,8 @@ import time
 from fractions import Fraction
 
 from ..errors import InputError
-from .exactlp import EQ, LinearProgram
-from .ports import add_port_rows, add_rate_variables
+from .exactlp import EQ
+from .ports import rate_program
 from .postcondition import certified_result
 
 
@@ -19,10 +19,7 @@ def solve_dag(platform, origin: str = "<platform>"):
         raise InputError(origin, "links", "the platform has a cycle; --dag needs a DAG "
                          "(SSBPDAG of 002 §4.1)")
     start = time.perf_counter()
-    lp = LinearProgram("ssbpdag")
-    nvar = add_rate_variables(lp, platform)
-    tpvar = lp.add_variable("TP", objective=1)
-    words = add_port_rows(lp, platform, nvar)
+    lp, nvar, tpvar, words = rate_program(platform, "ssbpdag")
     for v in platform.destinations:
         row = {nvar[l.arc]: Fraction(1) for l in platform.in_links(v)}
         row[tpvar] = Fraction(-1)

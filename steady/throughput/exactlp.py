@@ -108,6 +108,12 @@ class LinearProgram:
                 "dual_feasibility_tolerance: 1e-12")
         start = time.perf_counter()
         status = self._solver.Solve()
+        if status not in (pywraplp.Solver.OPTIMAL, pywraplp.Solver.INFEASIBLE,
+                          pywraplp.Solver.UNBOUNDED):
+            # GLOP's presolve occasionally ends ABNORMAL on a re-solve after many added
+            # columns (seen on tree masters of ~120 nodes); without it the solve is fine.
+            self._solver.SetSolverSpecificParametersAsString("use_preprocessing: false")
+            status = self._solver.Solve()
         self.float_seconds += time.perf_counter() - start
         self.float_solves += 1
         if status != pywraplp.Solver.OPTIMAL:
@@ -191,10 +197,28 @@ def _fraction(q) -> Fraction:
     return Fraction(int(q.p), int(q.q))
 
 
+def _rational(v) -> Fraction:
+    """A sympy Rational -- or a plain int, which sympy's linprog returns for zeros --
+    as a Fraction."""
+    from sympy import Rational
+
+    v = Rational(v)
+    return Fraction(int(v.p), int(v.q))
+
+
 def _sympy_fallback(lp: LinearProgram) -> ExactSolution:
     """Exact simplex (sympy) on the primal and on the dual; verified like the rest."""
     from sympy import Rational, Matrix
-    from sympy.solvers.simplex import linprog
+    from sympy.solvers.simplex import InfeasibleLPError, UnboundedLPError, linprog
+
+    def solve(*args, **kwargs):
+        # sympy's phase 1 can stall ("Oscillating system") or misjudge feasibility
+        # (sympy 1.14, e.g. max 2x+3y+3z, 2x+3y <= 1, x+y+z <= 1): keep the contract,
+        # which is a verified optimum or CertificationError.
+        try:
+            return linprog(*args, **kwargs)
+        except (InfeasibleLPError, UnboundedLPError) as exc:
+            raise CertificationError(f"sympy's exact simplex failed: {exc}") from None
 
     n, m = len(lp.names), len(lp.rows)
     A_ub, b_ub, A_eq, b_eq, ub_rows, eq_rows = [], [], [], [], [], []
@@ -212,8 +236,8 @@ def _sympy_fallback(lp: LinearProgram) -> ExactSolution:
         kw.update(A=Matrix(A_ub), b=Matrix(b_ub))
     if A_eq:
         kw.update(A_eq=Matrix(A_eq), b_eq=Matrix(b_eq))
-    _, xs = linprog(c, **kw)
-    x = [Fraction(int(v.p), int(v.q)) for v in xs]
+    _, xs = solve(c, **kw)
+    x = [_rational(v) for v in xs]
     # Dual: min b·y, A^T y >= c, y >= 0 on <= rows (sign-adjusted), free on == rows.
     k_ub, k_eq = len(ub_rows), len(eq_rows)
     dual_c = Matrix(list(b_ub) + list(b_eq) + [-v for v in b_eq])
@@ -222,14 +246,14 @@ def _sympy_fallback(lp: LinearProgram) -> ExactSolution:
         coeffs = [A_ub[r][j] for r in range(k_ub)] + [A_eq[r][j] for r in range(k_eq)]
         coeffs += [-A_eq[r][j] for r in range(k_eq)]
         At.append([-a for a in coeffs])
-    _, ys = linprog(dual_c, A=Matrix(At), b=Matrix([-Rational(lp.objective.get(j, 0))
-                                                     for j in range(n)]))
+    _, ys = solve(dual_c, A=Matrix(At), b=Matrix([-Rational(lp.objective.get(j, 0))
+                                                   for j in range(n)]))
     y = [Fraction(0)] * m
     for r, (i, sign) in enumerate(ub_rows):
-        y[i] = sign * Fraction(int(ys[r].p), int(ys[r].q))
+        y[i] = sign * _rational(ys[r])
     for r, i in enumerate(eq_rows):
         plus, minus = ys[k_ub + r], ys[k_ub + k_eq + r]
-        y[i] = Fraction(int(plus.p), int(plus.q)) - Fraction(int(minus.p), int(minus.q))
+        y[i] = _rational(plus) - _rational(minus)
     lp._verify(x, y)
     value = sum((lp.objective[j] * x[j] for j in lp.objective), Fraction(0))
     return ExactSolution(value, x, y, 0, {"fallback": "sympy exact simplex"})

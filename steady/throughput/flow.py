@@ -12,17 +12,14 @@ from __future__ import annotations
 import time
 from fractions import Fraction
 
-from .exactlp import EQ, LE, LinearProgram
-from .ports import add_port_rows, add_rate_variables
+from .exactlp import EQ, LE
+from .ports import rate_program
 from .postcondition import certified_result
 
 
 def solve_flow(platform):
     start = time.perf_counter()
-    lp = LinearProgram("ssb-flow")
-    nvar = add_rate_variables(lp, platform)
-    tpvar = lp.add_variable("TP", objective=1)
-    words = add_port_rows(lp, platform, nvar)
+    lp, nvar, tpvar, words = rate_program(platform, "ssb-flow")
     for i in platform.destinations:
         x = {l.arc: lp.add_variable(f"x[{i}][{l.tail}->{l.head}]") for l in platform.links}
         for v in platform.nodes:

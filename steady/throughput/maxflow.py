@@ -4,7 +4,8 @@ able to receive TP from the source through capacities n).
 
 OR-Tools' C++ max-flow works on int64 capacities: floats are scaled (a search only),
 exact rationals are scaled by the lcm of their denominators (exact).  Capacities too
-large for int64 go to networkx, which computes with Python integers.
+large for int64 (exact LP vertices often need ~1000-bit integers) go to a small Dinic
+max-flow on Python integers over the arcs that carry capacity.
 """
 
 from __future__ import annotations
@@ -34,7 +35,8 @@ class FlowNetwork:
         self.capacities = [c for _, c in kept]
         self._python = sum(self.capacities) >= _INT64_SAFE
         if self._python:
-            self._graph, self._residual = self._nx_networks()
+            self._dinic = _Dinic(len(self.nodes), [(self.index[u], self.index[v])
+                                                   for u, v in self.arcs], self.capacities)
         else:
             self._smf = max_flow.SimpleMaxFlow()
             tails = np.array([self.index[u] for u, _ in self.arcs], dtype=np.int32)
@@ -44,7 +46,7 @@ class FlowNetwork:
 
     def max_flow(self, sink) -> int:
         if self._python:
-            return self._nx_cut(sink)[0]
+            return self._dinic.max_flow(self.index[self.source], self.index[sink])
         status = self._smf.solve(self.index[self.source], self.index[sink])
         if status != self._smf.OPTIMAL:  # pragma: no cover - capacities are valid
             raise RuntimeError(f"max-flow failed with status {status}")
@@ -53,28 +55,97 @@ class FlowNetwork:
     def min_cut(self, sink) -> tuple[int, frozenset]:
         """(value, source side S) of a minimum S-cut separating ``sink``."""
         if self._python:
-            return self._nx_cut(sink)
+            value = self.max_flow(sink)
+            return value, frozenset(self.nodes[i] for i in self._dinic.source_side())
         value = self.max_flow(sink)
         side = self._smf.get_source_side_min_cut()
         return value, frozenset(self.nodes[i] for i in side)
 
-    def _nx_networks(self):
-        import networkx as nx
-        from networkx.algorithms.flow import build_residual_network
 
-        graph = nx.DiGraph()
-        graph.add_nodes_from(self.nodes)
-        for (u, v), c in zip(self.arcs, self.capacities):
-            graph.add_edge(u, v, capacity=c)
-        return graph, build_residual_network(graph, "capacity")
+class _Dinic:
+    """Dinic's blocking-flow max-flow on integer capacities of any size."""
 
-    def _nx_cut(self, sink):
-        import networkx as nx
-        from networkx.algorithms.flow import preflow_push
+    def __init__(self, n, arcs, capacities):
+        self.n = n
+        self.head, self.original, self.adjacent = [], [], [[] for _ in range(n)]
+        for (u, v), c in zip(arcs, capacities):
+            self.adjacent[u].append(len(self.head))
+            self.head.append(v)
+            self.original.append(c)
+            self.adjacent[v].append(len(self.head))
+            self.head.append(u)
+            self.original.append(0)
+        self.residual = list(self.original)
+        self.source = 0
 
-        value, (side, _) = nx.minimum_cut(self._graph, self.source, sink,
-                                          flow_func=preflow_push, residual=self._residual)
-        return value, frozenset(side)
+    def max_flow(self, s, t) -> int:
+        self.residual = list(self.original)
+        self.source = s
+        total = 0
+        while True:
+            level = self._levels(s)
+            if level[t] < 0:
+                return total
+            cursor = [0] * self.n
+            while True:
+                pushed = self._augment(s, t, level, cursor)
+                if not pushed:
+                    break
+                total += pushed
+
+    def _levels(self, s):
+        level = [-1] * self.n
+        level[s] = 0
+        queue = [s]
+        for u in queue:
+            for e in self.adjacent[u]:
+                v = self.head[e]
+                if self.residual[e] > 0 and level[v] < 0:
+                    level[v] = level[u] + 1
+                    queue.append(v)
+        return level
+
+    def _augment(self, s, t, level, cursor) -> int:
+        """One augmenting path in the level graph (iterative DFS with cursors)."""
+        path = []
+        u = s
+        while True:
+            if u == t:
+                pushed = min(self.residual[e] for e in path)
+                for e in path:
+                    self.residual[e] -= pushed
+                    self.residual[e ^ 1] += pushed
+                return pushed
+            edges = self.adjacent[u]
+            while cursor[u] < len(edges):
+                e = edges[cursor[u]]
+                v = self.head[e]
+                if self.residual[e] > 0 and level[v] == level[u] + 1:
+                    break
+                cursor[u] += 1
+            else:
+                if u == s:
+                    return 0
+                level[u] = -1  # dead end: never enter it again in this phase
+                e = path.pop()
+                u = self.head[e ^ 1]
+                cursor[u] += 1
+                continue
+            path.append(e)
+            u = self.head[e]
+
+    def source_side(self):
+        """Nodes reachable from the source in the residual graph of the last flow."""
+        seen = {self.source}
+        stack = [self.source]
+        while stack:
+            u = stack.pop()
+            for e in self.adjacent[u]:
+                v = self.head[e]
+                if self.residual[e] > 0 and v not in seen:
+                    seen.add(v)
+                    stack.append(v)
+        return seen
 
 
 def float_network(platform, n: dict) -> tuple[FlowNetwork, int]:

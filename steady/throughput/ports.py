@@ -16,6 +16,15 @@ from ..numbers import lcm_of_denominators
 from .exactlp import LE, LinearProgram
 
 
+def rate_program(platform, name: str):
+    """An LP maximising TP over rates n >= 0 under the one-port rows: the common start
+    of every formulation.  Returns (lp, n variables, TP variable, row words)."""
+    lp = LinearProgram(name)
+    nvar = add_rate_variables(lp, platform)
+    tpvar = lp.add_variable("TP", objective=1)
+    return lp, nvar, tpvar, add_port_rows(lp, platform, nvar)
+
+
 def add_rate_variables(lp: LinearProgram, platform) -> dict[tuple[str, str], int]:
     """One variable n_{j,k} >= 0 per link."""
     return {l.arc: lp.add_variable(f"n[{l.tail}->{l.head}]") for l in platform.links}

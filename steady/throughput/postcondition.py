@@ -31,7 +31,13 @@ def certified_result(platform, lp, solution, nvar, tpvar, row_words, formulation
     passes ``trees`` (child -> parent, rate) instead, which proves the flows itself."""
     if trees is None:
         tp = solution.x[tpvar]
-        n = {arc: solution.x[j] for arc, j in nvar.items()}
+        # The LPs have no in-port row for the source (nothing it needs arrives), so a
+        # vertex may put up to 1/c on each link into the source -- the flow LP does, its
+        # flows being free to return there -- and overload that port (002 eq. (15)
+        # holds for every node).  Such rates reach no destination: dropping them keeps
+        # every max-flow and lowers only port loads, and the duals are unchanged.
+        n = {arc: (solution.x[j] if arc[1] != platform.source else Fraction(0))
+             for arc, j in nvar.items()}
     else:
         tp, n = _tree_rates(platform, trees)
     out_load, in_load = port_loads(platform, n)
