@@ -1,18 +1,92 @@
-"""Minimum-cost spanning arborescence (Chu-Liu / Edmonds).
+"""Minimum-cost spanning arborescence (Chu-Liu / Edmonds, in Tarjan's O(E log V) form).
 
 The optimality certificate of the steady-state throughput (002 §5.2 with §5.3's
 branchings, see ``proofs/certificate.md``) says: port prices y >= 0 such that every
 spanning arborescence rooted at the source costs >= 1 under the arc weights
-c_{j,k} (y_j^out + y_k^in).  Checking it is one minimum-arborescence computation.
+c_{j,k} (y_j^out + y_k^in).  Checking it is one minimum-arborescence computation, and
+the tree column generation prices with it at every step, so it must be fast.
 
-The routine is generic in the number type: floats inside a search, ints or Fractions
-for an exact answer (only +, - and comparisons are used, so exact weights stay exact).
-Each contraction round works on flat lists, O(|E|) per round.
+The routine is generic in the number type: floats inside a search, ints or Fractions for
+an exact answer (only +, - and comparisons are used, so exact weights stay exact).
+
+Method: every node keeps a mergeable heap (leftist, with a lazy additive offset) of its
+entering arcs.  Walking from each node along cheapest entering arcs either reaches the
+part already attached to the root, or closes a cycle; a cycle is contracted (union-find)
+and its heaps melded, after lowering each heap by the weight of the arc chosen inside the
+cycle — Edmonds' reduced costs.  Contractions are recorded and undone at the end
+(union-find with rollback) to read off which arc enters each original node.
 """
 
 from __future__ import annotations
 
 from typing import Sequence
+
+# A heap node is a list [key, arc, left, right, rank, lazy]; lazy is added to every key
+# below (and including) the node when it is pushed down.
+_KEY, _ARC, _LEFT, _RIGHT, _RANK, _LAZY = range(6)
+
+
+def _push(h) -> None:
+    lazy = h[_LAZY]
+    if lazy:
+        for child in (h[_LEFT], h[_RIGHT]):
+            if child is not None:
+                child[_KEY] += lazy
+                child[_LAZY] += lazy
+        h[_LAZY] = 0
+
+
+def _meld(a, b):
+    """Leftist-heap meld ordered by (key, arc); the right spine has O(log n) nodes, so
+    the recursion stays shallow."""
+    if a is None:
+        return b
+    if b is None:
+        return a
+    if (b[_KEY], b[_ARC]) < (a[_KEY], a[_ARC]):
+        a, b = b, a
+    _push(a)
+    a[_RIGHT] = _meld(a[_RIGHT], b)
+    left, right = a[_LEFT], a[_RIGHT]
+    if left is None or left[_RANK] < right[_RANK]:
+        a[_LEFT], a[_RIGHT] = right, left
+    a[_RANK] = 1 + (a[_RIGHT][_RANK] if a[_RIGHT] is not None else 0)
+    return a
+
+
+def _pop(h):
+    _push(h)
+    return _meld(h[_LEFT], h[_RIGHT])
+
+
+class _RollbackUnionFind:
+    def __init__(self, n: int):
+        self.parent = list(range(n))
+        self.size = [1] * n
+        self.history: list[tuple[int, int]] = []
+
+    def find(self, x: int) -> int:
+        while self.parent[x] != x:
+            x = self.parent[x]
+        return x
+
+    def union(self, a: int, b: int) -> bool:
+        a, b = self.find(a), self.find(b)
+        if a == b:
+            return False
+        if self.size[a] < self.size[b]:
+            a, b = b, a
+        self.history.append((b, self.size[a]))
+        self.parent[b] = a
+        self.size[a] += self.size[b]
+        return True
+
+    def rollback(self, mark: int) -> None:
+        while len(self.history) > mark:
+            b, size_a = self.history.pop()
+            a = self.parent[b]
+            self.parent[b] = b
+            self.size[a] = size_a
 
 
 def minimum_arborescence(n: int, root: int, arcs: Sequence[tuple[int, int, object]]):
@@ -20,75 +94,59 @@ def minimum_arborescence(n: int, root: int, arcs: Sequence[tuple[int, int, objec
 
     ``arcs`` is a list of ``(tail, head, weight)``.  Returns ``(cost, chosen)`` where
     ``chosen`` lists one arc index per non-root node (the arc entering it), or ``None``
-    when some node is unreachable.  Ties are broken by the lowest arc index, so the
-    answer is deterministic.
+    when some node is unreachable.  Equal weights are broken by the lowest arc index,
+    so the answer is deterministic.
     """
-    level_arcs = [(u, v, w, i) for i, (u, v, w) in enumerate(arcs) if v != root and u != v]
-    levels = []  # (arcs, best, cycles, node_map) of each contracted level
-    nodes, r = n, root
-    while True:
-        best = [-1] * nodes
-        for idx, (u, v, w, _) in enumerate(level_arcs):
-            b = best[v]
-            if b < 0 or w < level_arcs[b][2]:
-                best[v] = idx
-        for v in range(nodes):
-            if v != r and best[v] < 0:
+    heaps = [None] * n
+    for i, (u, v, w) in enumerate(arcs):
+        if v != root and u != v:
+            heaps[v] = _meld(heaps[v], [w, i, None, None, 1, 0])
+    uf = _RollbackUnionFind(n)
+    seen = [-1] * n
+    seen[root] = root
+    entering = [-1] * n  # per contracted node: the arc chosen to enter it
+    contractions = []  # (super node, union-find mark, arcs chosen inside the cycle)
+    total = 0
+    for start in range(n):
+        u = start
+        walk_nodes: list[int] = []
+        walk_arcs: list[int] = []
+        while seen[u] < 0:
+            heap = heaps[u]
+            if heap is None:
                 return None
-        cycles = _cycles(nodes, r, best, level_arcs)
-        if not cycles:
-            chosen = [best[v] for v in range(nodes) if v != r]
-            break
-        node_map, count = _contraction_map(nodes, cycles)
-        new_arcs = []
-        for idx, (u, v, w, _) in enumerate(level_arcs):
-            cu, cv = node_map[u], node_map[v]
-            if cu != cv:
-                new_arcs.append((cu, cv, w - level_arcs[best[v]][2], idx))
-        levels.append((level_arcs, best, cycles, node_map))
-        level_arcs, nodes, r = new_arcs, count, node_map[r]
-    # Expand: map chosen arcs back level by level; inside each cycle keep the cycle
-    # arcs except the one entering the node where the chosen arc enters the cycle.
-    while levels:
-        prev_arcs, best, cycles, node_map = levels.pop()
-        picked = [level_arcs[c][3] for c in chosen]
-        entered = {prev_arcs[a][1] for a in picked}
-        for cycle in cycles:
-            picked.extend(best[v] for v in cycle if v not in entered)
-        chosen, level_arcs = picked, prev_arcs
-    original = [level_arcs[c][3] for c in chosen]
-    cost = sum((arcs[i][2] for i in original), 0)
-    return cost, original
-
-
-def _cycles(nodes: int, root: int, best, arcs):
-    """Cycles of the graph formed by each node's chosen in-arc."""
-    color = [0] * nodes  # 0 new, 1 on the current walk, 2 done
-    color[root] = 2
-    cycles = []
-    for start in range(nodes):
-        walk = []
-        v = start
-        while color[v] == 0:
-            color[v] = 1
-            walk.append(v)
-            v = arcs[best[v]][0]
-        if color[v] == 1:  # closed a new cycle at v
-            cycles.append(walk[walk.index(v):])
-        for x in walk:
-            color[x] = 2
-    return cycles
-
-
-def _contraction_map(nodes: int, cycles):
-    node_map = [-1] * nodes
-    count = 0
-    for cycle in cycles:
-        for v in cycle:
-            node_map[v] = count
-        count += 1
-    for v in range(nodes):
-        if node_map[v] < 0:
-            node_map[v] = count
-            count += 1
-    return node_map, count
+            reduced, arc = heap[_KEY], heap[_ARC]
+            total += reduced
+            heaps[u] = _pop(heap)
+            if heaps[u] is not None:  # the other entering arcs, relative to this one
+                heaps[u][_KEY] -= reduced
+                heaps[u][_LAZY] -= reduced
+            walk_nodes.append(u)
+            walk_arcs.append(arc)
+            seen[u] = start
+            u = uf.find(arcs[arc][0])
+            if seen[u] == start:  # closed a cycle: contract it
+                mark = len(uf.history)
+                melded = None
+                cycle_arcs = []
+                while True:
+                    w = walk_nodes.pop()
+                    cycle_arcs.append(walk_arcs.pop())
+                    melded = _meld(melded, heaps[w])
+                    if not uf.union(u, w):
+                        break
+                u = uf.find(u)
+                heaps[u] = melded
+                seen[u] = -1
+                contractions.append((u, mark, cycle_arcs))
+        for arc in walk_arcs:
+            entering[uf.find(arcs[arc][1])] = arc
+    for node, mark, cycle_arcs in reversed(contractions):
+        uf.rollback(mark)
+        outer = entering[node]
+        for arc in cycle_arcs:
+            entering[uf.find(arcs[arc][1])] = arc
+        entering[uf.find(arcs[outer][1])] = outer
+    chosen = [entering[v] for v in range(n) if v != root]
+    cost = sum((arcs[i][2] for i in chosen), 0)
+    return cost, chosen

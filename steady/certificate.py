@@ -130,6 +130,19 @@ def _check_prices(scope, certificate, tp, report):
         report.problems.append(f"a spanning arborescence costs {cost} < 1 under the prices")
 
 
+def min_arborescence_cost(nodes, weights: dict, root=None) -> Fraction | None:
+    """Exact cost of a cheapest spanning arborescence of ``nodes`` under ``weights``
+    ({(tail, head): exact weight}), or None when there is none.
+
+    With ``root`` given, arcs into ``root`` are ignored, so the arborescence is rooted
+    there; without it the caller must already have dropped every arc into the root.
+    Public for other independent checkers (steady.verify); see
+    :func:`_min_arborescence_cost` for why this is not networkx's own routine."""
+    if root is not None:
+        weights = {arc: w for arc, w in weights.items() if arc[1] != root}
+    return _min_arborescence_cost(tuple(nodes), {arc: Fraction(w) for arc, w in weights.items()})
+
+
 def _min_arborescence_cost(nodes, weights: dict) -> Fraction | None:
     """Exact cost of a cheapest spanning arborescence (arcs -> Fraction weights), by
     networkx's Edmonds *maximum branching*, or None when there is none.

@@ -9,12 +9,14 @@ from decimal import Decimal
 from pathlib import Path
 
 from .errors import InputError
+from .numbers import many_digits
 
 
 def loads_json(text: str, origin: str):
     """Parse JSON keeping every float as its exact decimal text (``Decimal``)."""
     try:
-        return json.loads(text, parse_float=Decimal)
+        with many_digits():
+            return json.loads(text, parse_float=Decimal)
     except json.JSONDecodeError as exc:
         raise InputError(origin, f"line {exc.lineno} column {exc.colno}",
                          f"malformed JSON: {exc.msg}") from None

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import math
 import re
+import sys
+from contextlib import contextmanager
 from decimal import Decimal
 from fractions import Fraction
 
@@ -19,6 +21,23 @@ _DECIMAL = re.compile(r"^\s*[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?\s*$")
 # Like Python's 4300-digit limit on int(str): "1e-1000000000" would otherwise make
 # Fraction build a billion-digit power of ten (a hang, not an answer).
 MAX_EXPONENT = 4300
+
+
+# Exact LP vertices and schedule periods legitimately have thousands of digits; Python's
+# default 4300-digit guard on int <-> str is lifted to this bound inside our own number
+# reading and writing (still bounded: conversion cost grows quadratically).
+MAX_DIGITS = 1_000_000
+
+
+@contextmanager
+def many_digits():
+    """Allow int <-> str conversions of up to MAX_DIGITS digits inside the block."""
+    old = sys.get_int_max_str_digits()
+    sys.set_int_max_str_digits(0 if old == 0 else max(old, MAX_DIGITS))
+    try:
+        yield
+    finally:
+        sys.set_int_max_str_digits(old)
 
 
 def parse_exact(value) -> Fraction:
@@ -36,9 +55,11 @@ def parse_exact(value) -> Fraction:
     if isinstance(value, str):
         if _RATIONAL.match(value):
             num, den = value.split("/")
-            if int(den) == 0:
+            with many_digits():
+                num, den = int(num), int(den)
+            if den == 0:
                 raise ValueError(f"{value!r} has a zero denominator")
-            return Fraction(int(num), int(den))
+            return Fraction(num, den)
         if _DECIMAL.match(value):
             return _from_decimal(Decimal(value.strip()))
         raise ValueError(f"{value!r} is not a number (expected an integer, 'p/q' or a decimal)")
@@ -56,7 +77,8 @@ def _from_decimal(value: Decimal) -> Fraction:
 def format_exact(x: Fraction) -> str:
     """The canonical text of an exact number: ``"3"`` or ``"7/2"``."""
     x = Fraction(x)
-    return str(x.numerator) if x.denominator == 1 else f"{x.numerator}/{x.denominator}"
+    with many_digits():
+        return str(x.numerator) if x.denominator == 1 else f"{x.numerator}/{x.denominator}"
 
 
 def decimal_text(x: Fraction, digits: int = 6) -> str:

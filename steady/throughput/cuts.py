@@ -60,28 +60,48 @@ def _separate(platform, lp, nvar, tpvar, nvals, words, cuts) -> int:
     return added
 
 
+class CutPlanes:
+    """The cut LP with its rows; :meth:`converge_float` runs the float separation."""
+
+    def __init__(self, platform):
+        self.platform = platform
+        self.lp, self.nvar, self.tpvar, self.words = rate_program(platform, "ssb-cuts")
+        self.cuts: set[frozenset] = set()
+        self.rounds = 0
+        everyone = frozenset(platform.nodes)
+        for d in platform.destinations:
+            self.add(everyone - {d})
+
+    def add(self, side: frozenset) -> bool:
+        return _add_cut(self.lp, self.platform, self.nvar, self.tpvar, side,
+                        self.words, self.cuts)
+
+    def converge_float(self):
+        """Solve and separate in floats until no cut is violated; returns GLOP's last
+        (values, duals)."""
+        while True:
+            self.rounds += 1
+            values, duals = self.lp.solve_float()
+            if not _separate(self.platform, self.lp, self.nvar, self.tpvar, values,
+                             self.words, self.cuts):
+                return values, duals
+
+
 def solve_cuts(platform):
     """Exact optimal throughput of SSB(G) by cutting planes; see the module docstring."""
     start = time.perf_counter()
-    lp, nvar, tpvar, words = rate_program(platform, "ssb-cuts")
-    cuts: set[frozenset] = set()
-    everyone = frozenset(platform.nodes)
-    for d in platform.destinations:
-        _add_cut(lp, platform, nvar, tpvar, everyone - {d}, words, cuts)
-    rounds = exact_rounds = 0
+    planes = CutPlanes(platform)
+    exact_rounds = 0
     while True:
-        while True:
-            rounds += 1
-            values, _ = lp.solve_float()
-            if not _separate(platform, lp, nvar, tpvar, values, words, cuts):
-                break
+        planes.converge_float()
         exact_rounds += 1
-        solution = lp.solve_exact()
+        solution = planes.lp.solve_exact()
         try:
             return certified_result(
-                platform, lp, solution, nvar, tpvar, words, "cuts",
-                stats={"separation_rounds": rounds, "exact_rounds": exact_rounds,
-                       "cuts": len(cuts), "seconds": round(time.perf_counter() - start, 4)})
+                platform, planes.lp, solution, planes.nvar, planes.tpvar, planes.words,
+                "cuts", stats={"separation_rounds": planes.rounds,
+                               "exact_rounds": exact_rounds, "cuts": len(planes.cuts),
+                               "seconds": round(time.perf_counter() - start, 4)})
         except FlowShortfall as short:
-            if not _add_cut(lp, platform, nvar, tpvar, short.cut, words, cuts):
+            if not planes.add(short.cut):
                 raise AssertionError("exact check found a cut the LP already holds") from None

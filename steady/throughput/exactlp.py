@@ -58,15 +58,30 @@ class LinearProgram:
         self.objective: dict[int, Fraction] = {}
         self.rows: list[Row] = []
         self.columns: list[dict[int, Fraction]] = []  # column j: row -> coefficient
+        self._new_solver()
+        self.float_solves = 0
+        self.float_seconds = 0.0
+
+    def _new_solver(self) -> None:
+        """A GLOP model mirroring the exact rows and columns (also used to start over
+        when an incremental re-solve goes wrong)."""
         self._solver = pywraplp.Solver.CreateSolver("GLOP")
         if self._solver is None:  # pragma: no cover - ortools always ships GLOP
             raise RuntimeError("OR-Tools GLOP is not available")
-        self._vars = []
+        inf = self._solver.infinity()
+        self._vars = [self._solver.NumVar(0.0, inf, f"x{j}") for j in range(len(self.names))]
         self._cons = []
+        for i, row in enumerate(self.rows):
+            rhs = float(row.rhs)
+            lo, hi = {LE: (-inf, rhs), GE: (rhs, inf), EQ: (rhs, rhs)}[row.sense]
+            con = self._solver.Constraint(lo, hi, f"r{i}")
+            for j, a in row.coeffs.items():
+                con.SetCoefficient(self._vars[j], float(a))
+            self._cons.append(con)
         self._objective = self._solver.Objective()
         self._objective.SetMaximization()
-        self.float_solves = 0
-        self.float_seconds = 0.0
+        for j, c in self.objective.items():
+            self._objective.SetCoefficient(self._vars[j], float(c))
 
     # -- building ----------------------------------------------------------------
     def add_variable(self, name: str, objective=0, column: dict[int, Fraction] | None = None) -> int:
@@ -110,8 +125,10 @@ class LinearProgram:
         status = self._solver.Solve()
         if status not in (pywraplp.Solver.OPTIMAL, pywraplp.Solver.INFEASIBLE,
                           pywraplp.Solver.UNBOUNDED):
-            # GLOP's presolve occasionally ends ABNORMAL on a re-solve after many added
-            # columns (seen on tree masters of ~120 nodes); without it the solve is fine.
+            # GLOP occasionally ends ABNORMAL on an incremental re-solve after many
+            # added columns (seen on tree masters of ~120 nodes): start from a fresh
+            # model, without presolve.
+            self._new_solver()
             self._solver.SetSolverSpecificParametersAsString("use_preprocessing: false")
             status = self._solver.Solve()
         self.float_seconds += time.perf_counter() - start

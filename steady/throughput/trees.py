@@ -24,10 +24,13 @@ import time
 from fractions import Fraction
 
 from .exactlp import LE, LinearProgram
-from .ports import cheapest_tree
+from ..arborescence import minimum_arborescence
+from .cuts import CutPlanes
+from .ports import cheapest_tree, port_prices
 from .postcondition import certified_result
 
 _TOLERANCE = 1e-9
+_ALPHA = 0.9  # weight of the cut LP's prices in the smoothed pricing point
 
 
 def tree_column(platform, parent: dict, rows: dict) -> dict[int, Fraction]:
@@ -101,21 +104,72 @@ class TreeMaster:
         return out, inn
 
 
+def _center_prices(platform) -> tuple[dict, dict]:
+    """Float port prices of the cut LP's optimum: near-optimal duals for the master,
+    found in a few GLOP solves, used to stabilise the column generation."""
+    planes = CutPlanes(platform)
+    _, duals = planes.converge_float()
+    return port_prices(platform, planes.lp, [max(0.0, d) for d in duals])
+
+
+class FloatPricing:
+    """Float pricing (a search only): cheapest arborescence under float port prices,
+    with the platform's arrays prepared once."""
+
+    def __init__(self, platform):
+        self.platform = platform
+        index = {v: i for i, v in enumerate(platform.nodes)}
+        self.tails = [index[l.tail] for l in platform.links]
+        self.heads = [index[l.head] for l in platform.links]
+        self.costs = [float(l.cost) for l in platform.links]
+        self.root = index[platform.source]
+
+    def cheapest(self, out: list, inn: list) -> tuple[float, dict]:
+        arcs = [(u, v, c * (out[u] + inn[v]))
+                for u, v, c in zip(self.tails, self.heads, self.costs)]
+        cost, chosen = minimum_arborescence(len(out), self.root, arcs)
+        links = self.platform.links
+        return cost, {links[i].head: links[i].tail for i in chosen}
+
+    def cost(self, parent: dict, out: list, inn: list) -> float:
+        index = {v: i for i, v in enumerate(self.platform.nodes)}
+        return sum(float(self.platform.cost(p, c)) * (out[index[p]] + inn[index[c]])
+                   for c, p in parent.items())
+
+
+def _price(pricing, master, duals, center):
+    """An improving tree, or None.  Wentges smoothing: price first at a point between
+    the cut LP's prices and the master's; keep that tree if it improves the master,
+    else price at the master's own duals (the exact test of optimality)."""
+    nodes = pricing.platform.nodes
+    out, inn = master.prices([max(0.0, d) for d in duals])
+    out, inn = [out[v] for v in nodes], [inn[v] for v in nodes]
+    mixed_out = [_ALPHA * c + (1 - _ALPHA) * y for c, y in zip(center[0], out)]
+    mixed_in = [_ALPHA * c + (1 - _ALPHA) * y for c, y in zip(center[1], inn)]
+    _, parent = pricing.cheapest(mixed_out, mixed_in)
+    if pricing.cost(parent, out, inn) < 1 - _TOLERANCE and master.add(parent):
+        return parent
+    cost, parent = pricing.cheapest(out, inn)
+    if cost < 1 - _TOLERANCE and master.add(parent):
+        return parent
+    return None
+
+
 def solve_trees(platform):
     """Exact optimal throughput of SSB(G) by tree column generation."""
     start = time.perf_counter()
     master = TreeMaster(platform)
     master.add(shortest_path_tree(platform))
-    zero = {v: 1.0 for v in platform.nodes}
-    master.add(cheapest_tree(platform, zero, {v: 0.0 for v in platform.nodes})[1])
+    pricing_at = FloatPricing(platform)
+    c_out, c_in = _center_prices(platform)
+    center = ([c_out[v] for v in platform.nodes], [c_in[v] for v in platform.nodes])
+    master.add(pricing_at.cheapest(*center)[1])
     pricing = exact_rounds = 0
     while True:
         while True:  # float column generation
             _, duals = master.lp.solve_float()
-            out, inn = master.prices([max(0.0, d) for d in duals])
-            cost, parent = cheapest_tree(platform, out, inn)
             pricing += 1
-            if cost >= 1 - _TOLERANCE or not master.add(parent):
+            if _price(pricing_at, master, duals, center) is None:
                 break
         exact_rounds += 1
         solution = master.lp.solve_exact()

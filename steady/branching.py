@@ -1,0 +1,147 @@
+"""Weighted branchings: broadcast trees with integer weights (002 §5.3, Theorem 5).
+
+Given integer capacities on the links whose root-connectivity is at least k (every
+destination can receive a flow of k from the source), find spanning arborescences T_l
+rooted at the source with positive integer weights λ_l such that sum λ_l = k and every
+link carries at most its capacity: sum over the trees using it of λ_l <= capacity.
+With capacities N·n and k = N·TP from an exact SSB(G) optimum this is 002 Lemma 4.
+
+:func:`weighted_branchings` is the combinatorial construction (the weighted form of
+Lovász's proof of Edmonds' branching theorem; proofs/weighted-branchings.md): grow one
+tree arc by arc from the source, giving each new arc the largest weight μ that keeps the
+rest completable — after reserving μ on the tree's arcs, the remaining capacities still
+have root-connectivity >= k - μ, checked by exact max-flows — and shrink the tree's weight
+to μ when only part of it fits.  Exact integers throughout.
+
+:func:`compact_trees` reduces any such family to a basic solution of the port rows: at
+most one tree per one-port row, so at most 2|V| - 1 trees (the paper's bound is
+|V|^3 + |E|).
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Mapping
+
+from .numbers import lcm_of_denominators
+from .throughput.maxflow import FlowNetwork
+
+
+def weighted_branchings(platform, capacities: Mapping[tuple[str, str], int],
+                        k: int) -> list[tuple[dict, int]]:
+    """Trees (child -> parent) with positive integer weights summing to ``k`` that fit
+    in ``capacities`` (002 Thm 5).  Raises ValueError when some destination cannot
+    receive ``k`` through the capacities (then no such family exists)."""
+    cap = {arc: int(capacities.get(arc, 0)) for arc in platform.arcs}
+    if any(c < 0 for c in cap.values()) or k < 0:
+        raise ValueError("capacities and k must be non-negative integers")
+    weakest = root_connectivity(platform, cap)
+    if weakest < k:
+        raise ValueError(f"root-connectivity {weakest} < k = {k}: no {k} trees fit")
+    trees = []
+    remaining = k
+    while remaining > 0:
+        parent, weight = _grow_tree(platform, cap, remaining)
+        for child, par in parent.items():
+            cap[(par, child)] -= weight
+        trees.append((parent, weight))
+        remaining -= weight
+    check_branchings(platform, capacities, k, trees)
+    return trees
+
+
+def root_connectivity(platform, cap) -> int:
+    """min over destinations of the max-flow from the source through ``cap``."""
+    network = FlowNetwork(platform.nodes, platform.source, platform.arcs,
+                          [cap.get(a, 0) for a in platform.arcs])
+    return min(network.max_flow(d) for d in platform.destinations)
+
+
+def _grow_tree(platform, cap, k) -> tuple[dict, int]:
+    """One tree and its weight; invariant: the remaining capacities, minus the weight on
+    the tree's arcs, keep root-connectivity >= k - weight."""
+    parent: dict[str, str] = {}
+    reached = {platform.source}
+    weight = k
+    while len(reached) < len(platform.nodes):
+        for link in platform.links:
+            if link.tail in reached and link.head not in reached and cap[link.arc] > 0:
+                mu = _largest_weight(platform, cap, k, parent, link.arc,
+                                     min(weight, cap[link.arc]))
+                if mu > 0:
+                    break
+        else:  # pragma: no cover - excluded by the theorem (proofs/weighted-branchings.md)
+            raise AssertionError("no arc can extend the tree: invariant broken")
+        weight = mu
+        parent[link.head] = link.tail
+        reached.add(link.head)
+    return parent, weight
+
+
+def _largest_weight(platform, cap, k, parent, arc, mu) -> int:
+    """Largest μ' <= μ such that reserving μ' on the tree's arcs plus ``arc`` leaves
+    root-connectivity >= k - μ'.  A violated cut X (entered j times by those arcs, with
+    capacity ρ(X) >= k before reserving) bounds μ' <= (ρ(X) - k) / (j - 1); each round
+    jumps to that bound (a Newton step on a concave piecewise-linear function)."""
+    tree_arcs = {(p, c) for c, p in parent.items()} | {arc}
+    while mu > 0:
+        caps = [cap[a] - (mu if a in tree_arcs else 0) for a in platform.arcs]
+        network = FlowNetwork(platform.nodes, platform.source, platform.arcs, caps)
+        side = None
+        for d in platform.destinations:
+            if network.max_flow(d) < k - mu:
+                side = network.min_cut(d)[1]
+                break
+        if side is None:
+            return mu
+        crossing = [a for a in platform.arcs if a[0] in side and a[1] not in side]
+        rho = sum(cap[a] for a in crossing)
+        j = sum(1 for a in crossing if a in tree_arcs)
+        if j < 2 or rho < k:  # pragma: no cover - see the docstring
+            raise AssertionError("violated cut entered fewer than twice by the tree")
+        mu = min(mu - 1, (rho - k) // (j - 1))
+    return 0
+
+
+def check_branchings(platform, capacities, k, trees) -> None:
+    """Postcondition of Thm 5: spanning arborescences rooted at the source, positive
+    integer weights summing to k, capacities respected on every link."""
+    used: dict[tuple[str, str], int] = {}
+    total = 0
+    for parent, weight in trees:
+        platform.check_arborescence(parent, "<branchings>")
+        if not isinstance(weight, int) or weight <= 0:
+            raise AssertionError(f"tree weight {weight!r} is not a positive integer")
+        total += weight
+        for child, par in parent.items():
+            used[(par, child)] = used.get((par, child), 0) + weight
+    if total != k:
+        raise AssertionError(f"tree weights sum to {total}, not {k}")
+    for arc, load in used.items():
+        if load > capacities.get(arc, 0):
+            raise AssertionError(f"link {arc[0]}->{arc[1]} carries {load} > capacity "
+                                 f"{capacities.get(arc, 0)}")
+
+
+def compact_trees(platform, trees, scale: int) -> tuple[list[tuple[dict, int]], int]:
+    """A basic solution over the given trees: same throughput, at most one tree per
+    one-port row.
+
+    ``trees`` are (child -> parent, weight) with integer weights at scale N = ``scale``
+    whose port loads fit (rates weight/N, one-port rows <= 1).  The LP max sum λ_T over these
+    trees under the port rows has an optimum >= sum weight / N, reached at a vertex with
+    at most one positive λ per row; since the trees came from an optimum of SSB(G) the
+    value is the same.  Returns the new trees with integer weights and the new scale."""
+    from .throughput.trees import TreeMaster
+
+    master = TreeMaster(platform)
+    for parent, _ in trees:
+        master.add(parent)
+    solution = master.lp.solve_exact()
+    rates = {i: solution.x[i] for i in range(len(master.trees)) if solution.x[i]}
+    new_scale = lcm_of_denominators(rates.values())
+    compacted = [(master.trees[i], int(r * new_scale)) for i, r in rates.items()]
+    if Fraction(sum(w for _, w in compacted), new_scale) < Fraction(
+            sum(w for _, w in trees), scale):
+        raise AssertionError("compaction lost throughput")
+    return compacted, new_scale

@@ -1,0 +1,100 @@
+"""The compact optimal periodic schedule of 002 §5.4.2.
+
+From an exact optimum of SSB(G): weighted broadcast trees (Thm 5, :mod:`steady.branching`
+or the trees of the column generation), the per-link message counts m_{j,k} = sum of
+the weights of the trees through (j,k) (eq. (17)), a weighted edge colouring of the
+bipartite graph of communication times m_{j,k} c_{j,k} (Thm 6, :mod:`steady.coloring`),
+and the period:
+
+    s = lcm over links of sum_{i in M(j,k)} μ_i        (eq. (20))
+    step i lasts μ_i·s (scaled back to time units) and sends, on each link (j,k) of
+    matching M_i, μ_i·s·λ_l / sum_{i in M(j,k)} μ_i messages of every tree l through it.
+
+Per period every tree edge carries s·λ_l messages, every node receives s·sum λ_l new
+messages, and the steps add up to the period: throughput = TP (proofs/periodic-schedule.md).
+All numbers are int / Fraction; the file lists counts, never individual messages, so
+its size is polynomial in the platform whatever the period.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+from .branching import compact_trees, weighted_branchings
+from .coloring import weighted_edge_coloring
+from .numbers import lcm_of_denominators
+from .schedule_file import PriceCertificate, Schedule, Step, TreeEntry, Transfer
+
+
+def integer_trees(platform, result) -> tuple[list[tuple[dict, int]], int, dict]:
+    """Trees with integer weights λ_l at scale N (sum λ_l = N·TP) and statistics.
+
+    Reuses the trees of a tree-producing throughput result; otherwise runs the
+    combinatorial construction of Thm 5 on the capacities N·n and compacts the family
+    to a basic solution (<= 2|V| - 1 trees)."""
+    if result.trees:
+        rates = [rate for _, rate in result.trees]
+        scale = lcm_of_denominators(rates)
+        trees = [(dict(parent), int(rate * scale)) for parent, rate in result.trees]
+        return trees, scale, {"trees_built": len(trees), "construction": "column generation"}
+    scale = lcm_of_denominators(list(result.n.values()) + [result.throughput])
+    capacities = {arc: int(x * scale) for arc, x in result.n.items()}
+    built = weighted_branchings(platform, capacities, int(result.throughput * scale))
+    trees, scale = compact_trees(platform, built, scale)
+    return trees, scale, {"trees_built": len(built), "construction": "weighted branchings"}
+
+
+def periodic_schedule(platform, trees, scale: int, certificate=None) -> Schedule:
+    """The schedule of 002 §5.4.2 for integer tree weights at scale N = ``scale``."""
+    m: dict[tuple[str, str], int] = {}
+    for parent, weight in trees:
+        for child, par in parent.items():
+            m[(par, child)] = m.get((par, child), 0) + weight
+    times = {arc: count * platform.cost(*arc) for arc, count in m.items()}
+    unit = lcm_of_denominators(times.values())  # time is counted in 1/unit
+    w = {arc: int(t * unit) for arc, t in times.items()}
+    matchings = weighted_edge_coloring(w)
+    through = {arc: [(l, weight) for l, (parent, weight) in enumerate(trees)
+                     if parent.get(arc[1]) == arc[0]] for arc in w}
+    s = _period_multiplier(matchings, w, through)
+    steps = []
+    for matching in matchings:
+        transfers = []
+        for arc in matching.edges:
+            transfers.extend(Transfer(arc[0], arc[1], l, matching.weight * s * weight // w[arc])
+                             for l, weight in through[arc])
+        steps.append(Step(Fraction(matching.weight * s, unit), tuple(transfers)))
+    period = sum((step.duration for step in steps), Fraction(0))
+    messages = s * sum(weight for _, weight in trees)
+    entries = tuple(TreeEntry.from_parent(parent, s * weight) for parent, weight in trees)
+    return Schedule(platform, Fraction(messages) / period, period, messages, entries,
+                    tuple(steps), certificate=certificate)
+
+
+def _period_multiplier(matchings, w, through) -> int:
+    """The smallest s making every count μ_i·s·λ_l / w_jk an integer.  It divides the
+    paper's s = lcm_jk w_jk (eq. (20), w_jk = sum of μ over M(j,k) by Thm 6), so the
+    same proof applies, with a shorter period (fewer digits in the file)."""
+    s = 1
+    for matching in matchings:
+        for arc in matching.edges:
+            for _, weight in through[arc]:
+                s = math.lcm(s, w[arc] // math.gcd(w[arc], matching.weight * weight))
+    return s
+
+
+def optimal_schedule(platform, result) -> tuple[Schedule, dict]:
+    """The optimal periodic schedule for an exact throughput result, with statistics
+    (trees built and kept, matchings, the paper's bounds)."""
+    trees, scale, stats = integer_trees(platform, result)
+    cert = PriceCertificate(dict(result.certificate.out_prices),
+                            dict(result.certificate.in_prices))
+    schedule = periodic_schedule(platform, trees, scale, cert)
+    if schedule.throughput != result.throughput:
+        raise AssertionError(f"postcondition: schedule throughput {schedule.throughput} "
+                             f"!= optimum {result.throughput}")
+    v, e = len(platform.nodes), len(platform.links)
+    stats.update({"trees": len(trees), "tree_bound": v ** 3 + e, "basis_bound": 2 * v - 1,
+                  "matchings": len(schedule.steps), "matching_bound": e, "scale": scale})
+    return schedule, stats

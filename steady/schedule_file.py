@@ -1,0 +1,421 @@
+"""The steady-schedule v1 file format (DESIGN.md): the compact periodic schedule of
+seed 002 §5.4.2, read and written exactly.  No construction logic lives here.
+
+A schedule is a platform, a list of weighted broadcast trees and a list of steps (the
+matchings of 002 Thm 6); each step has a duration and transfers "send ``messages``
+messages of tree ``tree`` over the link ``tail -> head``".  Its size is polynomial in the
+platform: nothing is expanded in proportion to the period (002 §4.3 note: ``log T`` is
+polynomial, ``T`` is not), so a period of 10^40 time units costs 41 digits.
+
+Numbers are exact.  Throughput, period and durations are written as ``"p/q"`` strings
+(read from ints, ``"p/q"`` or decimal text); counts and weights are integers, written as
+JSON integers up to 2^53 and as decimal strings above (so that JavaScript-style readers
+cannot round them); both spellings are read.
+
+Reading is strict inside the objects this module knows (an unknown key in a step, a
+transfer, a tree or the certificate is an error naming it) and lenient at the top level:
+unknown top-level keys are kept in :attr:`Schedule.extra` and written back unchanged.
+Whether the schedule is *valid* is not decided here but by :mod:`steady.verify`; this
+module only rejects documents that cannot be read as a schedule at all (wrong format or
+version, wrong types, missing keys), raising :class:`~steady.errors.InputError` with the
+file, the element (e.g. ``steps[3].transfers[1].messages``) and the reason.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from decimal import Decimal
+from fractions import Fraction
+from types import MappingProxyType
+from typing import Mapping
+
+from .errors import InputError
+from .fileio import atomic_write_text, load_json
+from .numbers import format_exact, many_digits, parse_exact
+from .platform import Platform
+
+FORMAT = "steady-schedule"
+VERSION = 1
+#: Integers beyond this are written as strings: IEEE doubles hold every integer up to 2^53.
+MAX_JSON_INT = 2 ** 53
+
+_TOP_KEYS = ("format", "version", "platform", "throughput", "period",
+             "messages_per_period", "trees", "steps", "certificate")
+_REQUIRED = ("platform", "throughput", "period", "messages_per_period", "trees", "steps")
+_TREE_KEYS = {"weight", "edges"}
+_STEP_KEYS = {"duration", "transfers"}
+_TRANSFER_KEYS = {"from", "to", "tree", "messages"}
+_CERTIFICATE_KEYS = {"out_prices", "in_prices", "min_tree_cost", "scale", "min_flow"}
+_INTEGER_TEXT = re.compile(r"^\s*[+-]?\d+\s*$")
+
+
+# -- the objects ------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Transfer:
+    """``messages`` messages of tree number ``tree`` sent over the link tail -> head."""
+
+    tail: str
+    head: str
+    tree: int
+    messages: int
+
+    @property
+    def arc(self) -> tuple[str, str]:
+        return (self.tail, self.head)
+
+    def to_dict(self) -> dict:
+        return {"from": self.tail, "to": self.head, "tree": _int_out(self.tree),
+                "messages": _int_out(self.messages)}
+
+
+@dataclass(frozen=True)
+class Step:
+    """One matching of 002 Thm 6, run for ``duration`` time units."""
+
+    duration: Fraction
+    transfers: tuple = ()
+
+    def __post_init__(self):
+        object.__setattr__(self, "transfers", tuple(self.transfers))
+        if isinstance(self.duration, int) and not isinstance(self.duration, bool):
+            object.__setattr__(self, "duration", Fraction(self.duration))
+
+    def to_dict(self) -> dict:
+        return {"duration": format_exact(self.duration),
+                "transfers": [t.to_dict() for t in self.transfers]}
+
+
+@dataclass(frozen=True)
+class TreeEntry:
+    """A broadcast tree T_l of weight λ_l: ``edges`` are (parent, child) arcs."""
+
+    weight: int
+    edges: tuple = ()
+
+    def __post_init__(self):
+        object.__setattr__(self, "edges", tuple(tuple(e) for e in self.edges))
+
+    @classmethod
+    def from_parent(cls, parent: Mapping[str, str], weight: int) -> "TreeEntry":
+        """From a ``{child: parent}`` map (the form used by the rest of steady)."""
+        return cls(weight, tuple((p, c) for c, p in parent.items()))
+
+    @property
+    def parent(self) -> dict[str, str]:
+        """``{child: parent}`` (the last edge wins if a child has two parents)."""
+        return {c: p for p, c in self.edges}
+
+    def to_dict(self) -> dict:
+        return {"weight": _int_out(self.weight), "edges": [[p, c] for p, c in self.edges]}
+
+
+@dataclass(frozen=True)
+class PriceCertificate:
+    """Port prices proving that the throughput is optimal (proofs/certificate.md): prices
+    >= 0 summing to the throughput under which every spanning arborescence rooted at the
+    source costs >= 1 with weights c_jk (y_j^out + y_k^in).
+
+    ``min_tree_cost`` is an optional claim (checked by :mod:`steady.verify` when given);
+    ``scale`` and ``min_flow`` describe the LP's primal rates, which a schedule does not
+    carry: they are read and written back, never trusted.
+    """
+
+    out_prices: Mapping[str, Fraction] = field(default_factory=dict, hash=False)
+    in_prices: Mapping[str, Fraction] = field(default_factory=dict, hash=False)
+    min_tree_cost: Fraction | None = None
+    scale: int | None = None
+    min_flow: Fraction | None = None
+
+    def __post_init__(self):
+        for name in ("out_prices", "in_prices"):
+            object.__setattr__(self, name, MappingProxyType(dict(getattr(self, name))))
+
+    def to_dict(self) -> dict:
+        doc = {"out_prices": {v: format_exact(p) for v, p in self.out_prices.items()},
+               "in_prices": {v: format_exact(p) for v, p in self.in_prices.items()}}
+        if self.min_tree_cost is not None:
+            doc["min_tree_cost"] = format_exact(self.min_tree_cost)
+        if self.scale is not None:
+            doc["scale"] = _int_out(self.scale)
+        if self.min_flow is not None:
+            doc["min_flow"] = format_exact(self.min_flow)
+        return doc
+
+
+@dataclass(frozen=True)
+class Schedule:
+    """A steady-schedule v1 document (DESIGN.md), as exact immutable Python objects.
+
+    ``trees`` is a tuple of :class:`TreeEntry`, ``steps`` a tuple of :class:`Step`;
+    ``extra`` holds the unknown top-level keys (kept for the round trip);
+    ``certificate`` the optional :class:`PriceCertificate`.  A ``"certificate"`` entry
+    given in ``extra`` (a document fragment) is parsed into ``certificate``.
+    """
+
+    platform: Platform
+    throughput: Fraction
+    period: Fraction
+    messages_per_period: int
+    trees: tuple = ()
+    steps: tuple = ()
+    extra: Mapping = field(default_factory=dict, hash=False)
+    certificate: PriceCertificate | None = None
+
+    def __post_init__(self):
+        object.__setattr__(self, "trees", tuple(self.trees))
+        object.__setattr__(self, "steps", tuple(self.steps))
+        for name in ("throughput", "period"):
+            value = getattr(self, name)
+            if isinstance(value, int) and not isinstance(value, bool):
+                object.__setattr__(self, name, Fraction(value))
+        extra = dict(self.extra)
+        if "certificate" in extra:
+            fragment = extra.pop("certificate")
+            if self.certificate is None:
+                cert = (fragment if isinstance(fragment, PriceCertificate)
+                        else _certificate(fragment, "<extra>", "certificate"))
+                object.__setattr__(self, "certificate", cert)
+        object.__setattr__(self, "extra", MappingProxyType(extra))
+
+    # -- documents ---------------------------------------------------------------
+    def to_dict(self) -> dict:
+        """The steady-schedule v1 document (exact numbers as text)."""
+        doc = {"format": FORMAT, "version": VERSION,
+               "platform": self.platform.to_dict(),
+               "throughput": format_exact(self.throughput),
+               "period": format_exact(self.period),
+               "messages_per_period": _int_out(self.messages_per_period),
+               "trees": [t.to_dict() for t in self.trees],
+               "steps": [s.to_dict() for s in self.steps]}
+        if self.certificate is not None:
+            doc["certificate"] = self.certificate.to_dict()
+        for key, value in self.extra.items():
+            if key not in doc:
+                doc[key] = value
+        return doc
+
+    def to_json(self) -> str:
+        with many_digits():
+            return _dumps(self.to_dict()) + "\n"
+
+    def write(self, path) -> None:
+        """Write the document atomically (temp file + rename)."""
+        atomic_write_text(path, self.to_json())
+
+    @classmethod
+    def from_dict(cls, doc, origin: str = "<dict>") -> "Schedule":
+        with many_digits():
+            return _from_document(doc, origin)
+
+    @classmethod
+    def from_file(cls, path) -> "Schedule":
+        doc = load_json(path)
+        with many_digits():
+            return _from_document(doc, str(path))
+
+    # -- conveniences --------------------------------------------------------------
+    @property
+    def transfer_count(self) -> int:
+        return sum(len(s.transfers) for s in self.steps)
+
+
+# -- writing ----------------------------------------------------------------------
+
+def _int_out(n):
+    """An integer for JSON: a number up to 2^53, its decimal text beyond."""
+    if isinstance(n, int) and not isinstance(n, bool) and abs(n) > MAX_JSON_INT:
+        return str(n)
+    return n
+
+
+def _dumps(doc) -> str:
+    """JSON text of ``doc``: a value whose one-line text is short stays on one line (a
+    transfer, a tree's edge list), larger ones are indented.  Decimals (JSON floats kept
+    from an input's unknown keys) are written with their exact text, Fractions as "p/q".
+    """
+    return _encode(doc, "")
+
+
+def _encode(obj, indent: str) -> str:
+    """Bottom-up, each value encoded once: a container whose children are all one-line
+    and whose one-line text fits stays on one line."""
+    if isinstance(obj, Decimal):
+        return str(obj)
+    if isinstance(obj, Fraction):
+        return json.dumps(format_exact(obj))
+    if obj is None or isinstance(obj, (str, int, float, bool)):
+        return json.dumps(obj)
+    if isinstance(obj, Mapping):
+        keys = [json.dumps(str(k)) + ": " for k in obj]
+        values = list(obj.values())
+        brackets = "{}"
+    elif isinstance(obj, (list, tuple)):
+        keys = None
+        values = list(obj)
+        brackets = "[]"
+    else:
+        raise TypeError(f"{type(obj).__name__} is not JSON serializable")
+    if not values:
+        return brackets
+    if all(type(v) in _PLAIN for v in values):       # the common leaf: one call
+        text = json.dumps(obj if isinstance(obj, (dict, list)) else
+                          (dict(obj) if keys else list(obj)), separators=(", ", ": "))
+        if len(indent) + len(text) <= _LINE:
+            return text
+    inner = indent + " "
+    parts = [_encode(v, inner) for v in values]
+    if keys:
+        parts = [k + v for k, v in zip(keys, parts)]
+    if len(indent) + sum(map(len, parts)) + 2 * len(parts) <= _LINE and not any(
+            "\n" in part for part in parts):
+        return brackets[0] + ", ".join(parts) + brackets[1]
+    return (brackets[0] + "\n" + ",\n".join(inner + part for part in parts) + "\n"
+            + indent + brackets[1])
+
+
+_LINE = 100
+_PLAIN = (str, int, bool, type(None))
+
+
+# -- reading ----------------------------------------------------------------------
+
+def _exact(value, origin: str, element: str) -> Fraction:
+    try:
+        return parse_exact(value)
+    except ValueError as exc:
+        raise InputError(origin, element, str(exc)) from None
+
+
+def _integer(value, origin: str, element: str) -> int:
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if isinstance(value, str) and _INTEGER_TEXT.match(value):
+        try:
+            return int(value)
+        except ValueError as exc:  # beyond Python's int-from-text digit limit
+            raise InputError(origin, element, str(exc)) from None
+    raise InputError(origin, element, f"must be an integer (a JSON integer or its decimal "
+                                      f"text), got {value!r}")
+
+
+def _node(value, origin: str, element: str) -> str:
+    if not isinstance(value, str) or not value:
+        raise InputError(origin, element, f"a node name is a non-empty string, got {value!r}")
+    return value
+
+
+def _object(value, origin: str, element: str, known: set, what: str) -> dict:
+    if not isinstance(value, dict):
+        raise InputError(origin, element, f"{what} is a JSON object, got {_kind(value)}")
+    unknown = [k for k in value if k not in known]
+    if unknown:
+        raise InputError(origin, f"{element}.{unknown[0]}", "unknown key (allowed: "
+                         + ", ".join(sorted(known)) + ")")
+    return value
+
+
+def _list(value, origin: str, element: str) -> list:
+    if not isinstance(value, list):
+        raise InputError(origin, element, f"must be a list, got {_kind(value)}")
+    return value
+
+
+def _required(obj: dict, key: str, origin: str, element: str):
+    if key not in obj:
+        raise InputError(origin, f"{element}.{key}" if element else key, "missing")
+    return obj[key]
+
+
+def _kind(value) -> str:
+    return {dict: "an object", list: "a list", str: "a string", bool: "a boolean",
+            type(None): "null"}.get(type(value), type(value).__name__)
+
+
+def _from_document(doc, origin: str) -> Schedule:
+    if not isinstance(doc, dict):
+        raise InputError(origin, "document", "a steady-schedule document is a JSON object")
+    if "format" not in doc:
+        raise InputError(origin, "format", f"missing (expected {FORMAT!r})")
+    if doc["format"] != FORMAT:
+        raise InputError(origin, "format", f"expected {FORMAT!r}, got {doc['format']!r}")
+    if "version" not in doc:
+        raise InputError(origin, "version", f"missing (expected {VERSION})")
+    if doc["version"] != VERSION or isinstance(doc["version"], bool):
+        raise InputError(origin, "version", f"unsupported version {doc['version']!r} "
+                         f"(this steady reads version {VERSION})")
+    for key in _REQUIRED:
+        _required(doc, key, origin, "")
+    try:
+        platform = Platform.from_dict(doc["platform"], origin)
+    except InputError as exc:
+        element = exc.element if exc.element == "platform" else f"platform.{exc.element}"
+        raise InputError(origin, element, exc.reason) from None
+    throughput = _exact(doc["throughput"], origin, "throughput")
+    period = _exact(doc["period"], origin, "period")
+    mpp = _integer(doc["messages_per_period"], origin, "messages_per_period")
+    trees = tuple(_tree(t, origin, f"trees[{i}]")
+                  for i, t in enumerate(_list(doc["trees"], origin, "trees")))
+    steps = tuple(_step(s, origin, f"steps[{i}]")
+                  for i, s in enumerate(_list(doc["steps"], origin, "steps")))
+    certificate = None
+    if "certificate" in doc:
+        certificate = _certificate(doc["certificate"], origin, "certificate")
+    extra = {k: v for k, v in doc.items() if k not in _TOP_KEYS}
+    return Schedule(platform, throughput, period, mpp, trees, steps, extra, certificate)
+
+
+def _tree(entry, origin: str, element: str) -> TreeEntry:
+    entry = _object(entry, origin, element, _TREE_KEYS, "a tree")
+    weight = _integer(_required(entry, "weight", origin, element), origin, f"{element}.weight")
+    edges = []
+    for j, edge in enumerate(_list(_required(entry, "edges", origin, element),
+                                   origin, f"{element}.edges")):
+        where = f"{element}.edges[{j}]"
+        if not (isinstance(edge, list) and len(edge) == 2):
+            raise InputError(origin, where, "an edge is a pair [parent, child] of node names")
+        edges.append((_node(edge[0], origin, f"{where}[0]"),
+                      _node(edge[1], origin, f"{where}[1]")))
+    return TreeEntry(weight, tuple(edges))
+
+
+def _step(entry, origin: str, element: str) -> Step:
+    entry = _object(entry, origin, element, _STEP_KEYS, "a step")
+    duration = _exact(_required(entry, "duration", origin, element), origin,
+                      f"{element}.duration")
+    transfers = tuple(_transfer(t, origin, f"{element}.transfers[{j}]")
+                      for j, t in enumerate(_list(_required(entry, "transfers", origin, element),
+                                                  origin, f"{element}.transfers")))
+    return Step(duration, transfers)
+
+
+def _transfer(entry, origin: str, element: str) -> Transfer:
+    entry = _object(entry, origin, element, _TRANSFER_KEYS, "a transfer")
+    for key in ("from", "to", "tree", "messages"):
+        _required(entry, key, origin, element)
+    return Transfer(_node(entry["from"], origin, f"{element}.from"),
+                    _node(entry["to"], origin, f"{element}.to"),
+                    _integer(entry["tree"], origin, f"{element}.tree"),
+                    _integer(entry["messages"], origin, f"{element}.messages"))
+
+
+def _certificate(entry, origin: str, element: str) -> PriceCertificate:
+    entry = _object(entry, origin, element, _CERTIFICATE_KEYS, "a certificate")
+    prices = {}
+    for side in ("out_prices", "in_prices"):
+        table = entry.get(side, {})
+        if not isinstance(table, dict):
+            raise InputError(origin, f"{element}.{side}",
+                             f"must be an object {{node: price}}, got {_kind(table)}")
+        prices[side] = {_node(v, origin, f"{element}.{side}"):
+                        _exact(p, origin, f"{element}.{side}[{v!r}]")
+                        for v, p in table.items()}
+    optional = {}
+    for key in ("min_tree_cost", "min_flow"):
+        if key in entry:
+            optional[key] = _exact(entry[key], origin, f"{element}.{key}")
+    if "scale" in entry:
+        optional["scale"] = _integer(entry["scale"], origin, f"{element}.scale")
+    return PriceCertificate(prices["out_prices"], prices["in_prices"], **optional)

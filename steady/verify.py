@@ -1,0 +1,478 @@
+"""The independent checker of a steady-schedule v1 schedule (DESIGN.md; seed 002 §5.4.2).
+
+``verify(platform, schedule)`` trusts nothing about how the schedule was built: it
+imports only the platform model, the file format, exact numbers and the certificate
+re-checker -- never the throughput LPs, the branchings, the colouring or the schedule
+constructor -- and re-derives, in exact arithmetic and in time linear in the size of
+the file (plus one minimum-arborescence computation on the platform), every rule of the
+format's semantics:
+
+* the schedule's embedded platform is the platform given (kind ``platform``);
+* steps: durations > 0 (``duration``) that add up exactly to ``period`` > 0 (``period``);
+* transfers: over an existing link (``link``), of an existing tree (``tree-index``),
+  along an edge of that tree (``tree-edge``), with ``messages`` > 0 (``messages``);
+* one-port (002 §2): within a step a node sends over at most one link and receives over
+  at most one link (``one-port``); several transfers on one link, for several trees,
+  are fine; the time on a link, sum(messages) x cost, fits in the step (``capacity``);
+* trees: each a spanning arborescence rooted at the source over existing links
+  (``tree``), of weight > 0 (``weight``); per period every tree edge carries exactly the
+  tree's weight, summed over the steps (``delivery``);
+* the weights add up to ``messages_per_period`` (``messages-per-period``), and
+  ``throughput`` = messages_per_period / period exactly (``throughput``);
+* unless ``optimality=False``: the throughput is the platform's optimum, proven by the
+  embedded port prices (``optimality``; proofs/certificate.md): prices >= 0 summing to
+  the throughput under which every spanning arborescence rooted at the source costs >= 1
+  with weights c_jk (y_j^out + y_k^in).  By weak duality no schedule beats the sum of
+  the prices, and the schedule itself, once valid, attains it.
+
+Objects of the wrong type (a Schedule built in Python with a float duration, say) are
+reported as kind ``format``; a *file* that cannot be read as a schedule never gets here:
+:meth:`Schedule.from_file` raises :class:`~steady.errors.InputError` (exit code 2).
+
+Why the rules suffice (002 §5.4.2): messages of tree l that a node forwards during
+period r are those it received from its parent in T_l during period r-1; since every
+edge of T_l carries exactly λ_l messages per period, every node receives λ_l new messages
+of each tree per period, i.e. messages_per_period = sum λ_l distinct new messages every
+``period`` time units, and the one-port and capacity rules make each step feasible.
+Start-up costs (β, 002 §6) and send overheads (multi-port, 000 §2.2) are not part of
+this model: the one-port time of ``m`` messages on a link is ``m x cost``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+from .certificate import min_arborescence_cost
+from .numbers import format_exact
+from .platform import Platform
+from .schedule_file import PriceCertificate, Schedule, Step, Transfer, TreeEntry
+
+__all__ = ["KINDS", "Violation", "VerifyReport", "verify", "verify_file"]
+
+#: Every kind of violation, in the order the checks run.
+KINDS = ("format", "platform", "period", "duration", "link", "tree-index", "tree-edge",
+         "messages", "one-port", "capacity", "tree", "weight", "delivery",
+         "messages-per-period", "throughput", "optimality")
+
+
+@dataclass(frozen=True)
+class Violation:
+    """One broken rule: ``kind`` (see :data:`KINDS`), ``where`` it is (e.g.
+    ``"steps[3].transfers[1]"``, ``"steps[2] node P1"``, ``"trees[0] edge P1->P2"``), the
+    ``expected`` and ``found`` values (exact numbers or text) and a sentence."""
+
+    kind: str
+    where: str
+    expected: object
+    found: object
+    message: str
+
+    def to_dict(self) -> dict:
+        return {"kind": self.kind, "where": self.where, "expected": _text(self.expected),
+                "found": _text(self.found), "message": self.message}
+
+    def __str__(self) -> str:
+        return f"[{self.kind}] {self.where}: {self.message}"
+
+
+@dataclass
+class VerifyReport:
+    """The result of :func:`verify`: ``ok`` when ``violations`` is empty; ``optimality``
+    says whether the optimality certificate was checked."""
+
+    violations: list[Violation] = field(default_factory=list)
+    optimality: bool = True
+    steps: int = 0
+    transfers: int = 0
+    trees: int = 0
+
+    @property
+    def ok(self) -> bool:
+        return not self.violations
+
+    def __bool__(self) -> bool:
+        return self.ok
+
+    def kinds(self) -> set[str]:
+        return {v.kind for v in self.violations}
+
+    def of_kind(self, kind: str) -> list[Violation]:
+        return [v for v in self.violations if v.kind == kind]
+
+    def to_dict(self) -> dict:
+        return {"valid": self.ok, "optimality_checked": self.optimality,
+                "steps": self.steps, "transfers": self.transfers, "trees": self.trees,
+                "violations": [v.to_dict() for v in self.violations]}
+
+    def add(self, kind, where, expected, found, message) -> None:
+        self.violations.append(Violation(kind, where, expected, found, message))
+
+
+def _text(value):
+    if value is None or isinstance(value, (bool, str)):
+        return value
+    if isinstance(value, (int, Fraction)):
+        return format_exact(value)
+    return str(value)
+
+
+def _is_int(x) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
+def _is_exact(x) -> bool:
+    return isinstance(x, (int, Fraction)) and not isinstance(x, bool)
+
+
+def _arc(tail, head) -> str:
+    return f"{tail}->{head}"
+
+
+# -- the checker ------------------------------------------------------------------
+
+def verify(platform: Platform | None, schedule: Schedule,
+           optimality: bool = True) -> VerifyReport:
+    """Check ``schedule`` against ``platform`` (None: its own embedded platform) and
+    return every violation found (see the module docstring for the rules and kinds)."""
+    report = VerifyReport(optimality=optimality)
+    if not isinstance(schedule, Schedule):
+        report.add("format", "schedule", "a Schedule", type(schedule).__name__,
+                   "not a steady.schedule_file.Schedule")
+        return report
+    if not isinstance(schedule.platform, Platform):
+        report.add("format", "platform", "a Platform", type(schedule.platform).__name__,
+                   "the embedded platform is not a Platform")
+        if platform is None:
+            return report
+    if platform is None:
+        platform = schedule.platform
+    elif isinstance(schedule.platform, Platform):
+        _check_platform(platform, schedule.platform, report)
+
+    steps = schedule.steps
+    trees = schedule.trees
+    report.steps, report.trees = len(steps), len(trees)
+    tree_ok = [isinstance(t, TreeEntry) for t in trees]
+    for l, ok in enumerate(tree_ok):
+        if not ok:
+            report.add("format", f"trees[{l}]", "a TreeEntry", type(trees[l]).__name__,
+                       "not a TreeEntry")
+    tree_edges = [_edge_set(t) if ok else set() for t, ok in zip(trees, tree_ok)]
+
+    carried = _check_steps(platform, schedule, tree_edges, report)
+    _check_trees(platform, trees, tree_ok, tree_edges, carried, report)
+    _check_totals(schedule, trees, tree_ok, report)
+    if optimality:
+        _check_optimality(platform, schedule, report)
+    return report
+
+
+def verify_file(platform: Platform | None, path, optimality: bool = True) -> VerifyReport:
+    """:func:`verify` of the schedule file ``path``; raises InputError when the file
+    cannot be read as a steady-schedule v1 document."""
+    return verify(platform, Schedule.from_file(path), optimality)
+
+
+def _check_platform(platform: Platform, embedded: Platform, report: VerifyReport) -> None:
+    if embedded == platform:
+        return
+    if embedded.source != platform.source:
+        report.add("platform", "platform.source", platform.source, embedded.source,
+                   f"the schedule's source is {embedded.source}, the platform's is "
+                   f"{platform.source}")
+    mine, theirs = set(platform.nodes), set(embedded.nodes)
+    for v in sorted(mine - theirs):
+        report.add("platform", f"platform node {v}", v, None,
+                   f"node {v} of the platform is missing from the schedule's platform")
+    for v in sorted(theirs - mine):
+        report.add("platform", f"platform node {v}", None, v,
+                   f"node {v} of the schedule's platform is not in the platform")
+    links = {l.arc: l for l in platform.links}
+    other = {l.arc: l for l in embedded.links}
+    for arc in links.keys() | other.keys():
+        a, b = links.get(arc), other.get(arc)
+        where = f"platform link {_arc(*arc)}"
+        if b is None:
+            report.add("platform", where, a.cost, None,
+                       f"link {_arc(*arc)} is missing from the schedule's platform")
+        elif a is None:
+            report.add("platform", where, None, b.cost,
+                       f"link {_arc(*arc)} of the schedule's platform is not in the platform")
+        elif a.cost != b.cost:
+            report.add("platform", f"{where} cost", a.cost, b.cost,
+                       f"cost {format_exact(b.cost)} in the schedule, "
+                       f"{format_exact(a.cost)} in the platform")
+        elif a.startup != b.startup:
+            report.add("platform", f"{where} startup", a.startup, b.startup,
+                       f"start-up {format_exact(b.startup)} in the schedule, "
+                       f"{format_exact(a.startup)} in the platform")
+    if dict(platform.send_overhead) != dict(embedded.send_overhead):
+        report.add("platform", "platform.send_overhead",
+                   _overheads(platform), _overheads(embedded),
+                   "the send overheads differ")
+
+
+def _overheads(p: Platform) -> str:
+    return ", ".join(f"{v}: {format_exact(o)}" for v, o in sorted(p.send_overhead.items()))
+
+
+def _edge_set(tree: TreeEntry) -> set:
+    return {e for e in tree.edges if isinstance(e, tuple) and len(e) == 2}
+
+
+def _check_steps(platform: Platform, schedule: Schedule, tree_edges: list,
+                 report: VerifyReport) -> dict:
+    """Per-step rules; returns the messages carried per period, {(tree, tail, head): n}."""
+    carried: dict[tuple[int, str, str], int] = {}
+    total = Fraction(0)
+    durations_exact = True
+    ntrees = len(tree_edges)
+    for i, step in enumerate(schedule.steps):
+        where = f"steps[{i}]"
+        if not isinstance(step, Step):
+            report.add("format", where, "a Step", type(step).__name__, "not a Step")
+            durations_exact = False
+            continue
+        duration = step.duration
+        if not _is_exact(duration):
+            report.add("format", f"{where}.duration", "an exact number",
+                       type(duration).__name__, "a duration is an int or a Fraction")
+            durations_exact = False
+            duration = None
+        else:
+            total += duration
+            if duration <= 0:
+                report.add("duration", f"{where}.duration", "> 0", duration,
+                           f"duration {format_exact(duration)} is not positive")
+        senders: dict[str, list] = {}     # node -> the distinct links it sends on
+        receivers: dict[str, list] = {}
+        load: dict[tuple[str, str], int] = {}
+        for j, t in enumerate(step.transfers):
+            tw = f"{where}.transfers[{j}]"
+            report.transfers += 1
+            if not isinstance(t, Transfer):
+                report.add("format", tw, "a Transfer", type(t).__name__, "not a Transfer")
+                continue
+            if not (_is_int(t.tree) and _is_int(t.messages)
+                    and isinstance(t.tail, str) and isinstance(t.head, str)):
+                report.add("format", tw, "names and integers", repr(t),
+                           "a transfer has node names and integer tree and messages")
+                continue
+            arc = (t.tail, t.head)
+            if t.messages <= 0:
+                report.add("messages", f"{tw}.messages", "> 0", t.messages,
+                           f"{t.messages} messages: a transfer sends at least one")
+            exists = platform.has_link(*arc)
+            if not exists:
+                report.add("link", tw, "a link of the platform", _arc(*arc),
+                           f"{_arc(*arc)} is not a link of the platform")
+            if not 0 <= t.tree < ntrees:
+                report.add("tree-index", f"{tw}.tree", f"0..{ntrees - 1}", t.tree,
+                           f"tree {t.tree} does not exist ({ntrees} trees)")
+            elif arc not in tree_edges[t.tree]:
+                report.add("tree-edge", tw, f"an edge of trees[{t.tree}]", _arc(*arc),
+                           f"{_arc(*arc)} is not an edge of tree {t.tree}: nothing of "
+                           "that tree is sent there")
+            else:
+                key = (t.tree, t.tail, t.head)
+                carried[key] = carried.get(key, 0) + t.messages
+            if arc not in load:
+                load[arc] = 0
+                senders.setdefault(t.tail, []).append(arc)
+                receivers.setdefault(t.head, []).append(arc)
+            load[arc] += t.messages
+        for role, table in (("sends", senders), ("receives", receivers)):
+            for node, arcs in table.items():
+                if len(arcs) > 1:
+                    links = ", ".join(_arc(*a) for a in arcs)
+                    report.add("one-port", f"{where} node {node}", "at most 1 link",
+                               links, f"{node} {role} over {len(arcs)} links in one "
+                               f"step ({links})")
+        if duration is None:
+            continue
+        for arc, messages in load.items():
+            if platform.has_link(*arc):
+                busy = messages * platform.cost(*arc)
+                if busy > duration:
+                    report.add("capacity", f"{where} link {_arc(*arc)}", duration, busy,
+                               f"{messages} messages x cost "
+                               f"{format_exact(platform.cost(*arc))} = {format_exact(busy)}"
+                               f" > duration {format_exact(duration)}")
+    period = schedule.period
+    if not _is_exact(period):
+        report.add("format", "period", "an exact number", type(period).__name__,
+                   "the period is an int or a Fraction")
+    else:
+        if period <= 0:
+            report.add("period", "period", "> 0", period, "the period is not positive")
+        if durations_exact and total != period:
+            report.add("period", "period", total, period,
+                       f"the durations add up to {format_exact(total)}, the period is "
+                       f"{format_exact(period)}")
+    return carried
+
+
+def _check_trees(platform: Platform, trees, tree_ok, tree_edges, carried,
+                 report: VerifyReport) -> None:
+    if not trees:
+        report.add("tree", "trees", "at least one tree", 0, "the schedule has no tree")
+    for l, tree in enumerate(trees):
+        if not tree_ok[l]:
+            continue
+        where = f"trees[{l}]"
+        weight = tree.weight
+        if not _is_int(weight):
+            report.add("format", f"{where}.weight", "an integer", type(weight).__name__,
+                       "a weight is an integer")
+            weight = None
+        elif weight <= 0:
+            report.add("weight", f"{where}.weight", "> 0", weight,
+                       f"weight {weight} is not positive")
+        _check_arborescence(platform, tree, where, report)
+        if weight is None:
+            continue
+        for tail, head in dict.fromkeys(e for e in tree.edges if e in tree_edges[l]):
+            n = carried.get((l, tail, head), 0)
+            if n != weight:
+                report.add("delivery", f"{where} edge {_arc(tail, head)}", weight, n,
+                           f"{_arc(tail, head)} carries {n} messages of tree {l} per "
+                           f"period, the tree's weight is {weight}")
+
+
+def _check_arborescence(platform: Platform, tree: TreeEntry, where: str,
+                        report: VerifyReport) -> None:
+    """Spanning arborescence rooted at the source over existing links; one violation
+    per problem found."""
+    parent: dict[str, str] = {}
+    nodes = set(platform.nodes)
+    before = len(report.violations)
+    for j, edge in enumerate(tree.edges):
+        ew = f"{where}.edges[{j}]"
+        if not (isinstance(edge, tuple) and len(edge) == 2
+                and all(isinstance(x, str) for x in edge)):
+            report.add("format", ew, "a pair of node names", repr(edge),
+                       "an edge is a (parent, child) pair")
+            continue
+        tail, head = edge
+        if not platform.has_link(tail, head):
+            unknown = [v for v in edge if v not in nodes]
+            reason = (f"unknown node {unknown[0]}" if unknown
+                      else f"{_arc(tail, head)} is not a link of the platform")
+            report.add("tree", ew, "a link of the platform", _arc(tail, head), reason)
+        if head == platform.source:
+            report.add("tree", ew, "no edge into the source", _arc(tail, head),
+                       f"the source {head} has no parent in a tree rooted at it")
+            continue
+        if head in parent:
+            if parent[head] == tail:
+                report.add("tree", ew, "each edge once", _arc(tail, head),
+                           f"edge {_arc(tail, head)} is listed twice")
+            else:
+                report.add("tree", ew, "one parent", f"{parent[head]}, {tail}",
+                           f"{head} has two parents, {parent[head]} and {tail}")
+            continue
+        parent[head] = tail
+    missing = [v for v in platform.nodes if v != platform.source and v not in parent]
+    if missing:
+        report.add("tree", where, "every destination", ", ".join(missing),
+                   "not spanning: no parent for " + ", ".join(missing))
+    if len(report.violations) > before:
+        return
+    # Every node has exactly one parent: it is an arborescence rooted at the source
+    # iff following parents always reaches the source (no cycle).  Linear: each node is
+    # resolved once.
+    state = {platform.source: True}
+    for v in platform.nodes:
+        path = []
+        while v not in state:
+            state[v] = None       # on the current path
+            path.append(v)
+            v = parent[v]
+        good = state[v] is True
+        if state[v] is None:      # walked back onto the current path: a new cycle
+            report.add("tree", where, "no cycle", v,
+                       f"cycle through {v}: it is not reached from the source")
+        for u in path:
+            state[u] = good
+
+
+def _check_totals(schedule: Schedule, trees, tree_ok, report: VerifyReport) -> None:
+    mpp = schedule.messages_per_period
+    if not _is_int(mpp):
+        report.add("format", "messages_per_period", "an integer", type(mpp).__name__,
+                   "messages_per_period is an integer")
+        return
+    weights = [t.weight for t, ok in zip(trees, tree_ok) if ok]
+    if all(_is_int(w) for w in weights) and all(tree_ok):
+        total = sum(weights)
+        if total != mpp:
+            report.add("messages-per-period", "messages_per_period", total, mpp,
+                       f"the tree weights add up to {total}, messages_per_period is {mpp}")
+    tp, period = schedule.throughput, schedule.period
+    if not _is_exact(tp):
+        report.add("format", "throughput", "an exact number", type(tp).__name__,
+                   "the throughput is an int or a Fraction")
+        return
+    if _is_exact(period) and period > 0:
+        expected = Fraction(mpp) / period
+        if tp != expected:
+            report.add("throughput", "throughput", expected, tp,
+                       f"messages_per_period / period = {format_exact(expected)}, the "
+                       f"schedule claims {format_exact(tp)}")
+
+
+def _check_optimality(platform: Platform, schedule: Schedule, report: VerifyReport) -> None:
+    """Weak duality (proofs/certificate.md): prices y >= 0 with sum y = TP under which
+    every spanning arborescence costs >= 1 bound every feasible throughput by TP."""
+    cert = schedule.certificate
+    tp = schedule.throughput
+    if cert is None:
+        report.add("optimality", "certificate", "port prices", None,
+                   "no certificate: the throughput is not proven optimal")
+        return
+    if not isinstance(cert, PriceCertificate):
+        report.add("format", "certificate", "a PriceCertificate", type(cert).__name__,
+                   "not a PriceCertificate")
+        return
+    nodes = set(platform.nodes)
+    bad = False
+    for side, prices in (("out_prices", cert.out_prices), ("in_prices", cert.in_prices)):
+        for v, y in prices.items():
+            where = f"certificate.{side}[{v!r}]"
+            if not _is_exact(y):
+                report.add("format", where, "an exact number", type(y).__name__,
+                           "a price is an int or a Fraction")
+                bad = True
+            elif y < 0:
+                report.add("optimality", where, ">= 0", y,
+                           f"negative price {format_exact(y)}: weak duality needs y >= 0")
+                bad = True
+            if v not in nodes:
+                report.add("optimality", where, "a node of the platform", v,
+                           f"price for unknown node {v!r}")
+                bad = True
+    if bad:
+        return
+    total = sum(cert.out_prices.values(), Fraction(0)) + sum(cert.in_prices.values(),
+                                                              Fraction(0))
+    if not _is_exact(tp) or total != tp:
+        report.add("optimality", "certificate", tp, total,
+                   f"the prices add up to {format_exact(total)}, not to the throughput "
+                   f"{_text(tp)}")
+    weights = {l.arc: l.cost * (cert.out_prices.get(l.tail, 0) + cert.in_prices.get(l.head, 0))
+               for l in platform.links}
+    cost = min_arborescence_cost(platform.nodes, weights, root=platform.source)
+    if cost is None:  # impossible for a validated Platform; kept for safety
+        report.add("optimality", "certificate", "a spanning arborescence", None,
+                   "the platform has no spanning arborescence rooted at the source")
+        return
+    if cost < 1:
+        report.add("optimality", "certificate", ">= 1", cost,
+                   f"a spanning arborescence costs {format_exact(cost)} < 1 under the "
+                   "prices: they do not bound the throughput")
+    if cert.min_tree_cost is not None and cert.min_tree_cost != cost:
+        report.add("optimality", "certificate.min_tree_cost", cost, cert.min_tree_cost,
+                   f"the cheapest arborescence costs {format_exact(cost)}, the "
+                   f"certificate claims {_text(cert.min_tree_cost)}")
+
