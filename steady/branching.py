@@ -132,13 +132,17 @@ def compact_trees(platform, trees, scale: int) -> tuple[list[tuple[dict, int]], 
     trees under the port rows has an optimum >= sum weight / N, reached at a vertex with
     at most one positive λ per row; since the trees came from an optimum of SSB(G) the
     value is the same.  Returns the new trees with integer weights and the new scale."""
+    from .throughput import cost_scale
     from .throughput.trees import TreeMaster
 
-    master = TreeMaster(platform)
+    # The float search needs costs near 1; rates for costs c/a are a times the rates
+    # for costs c (homogeneity of the port rows).
+    a = cost_scale(platform)
+    master = TreeMaster(platform if a == 1 else platform.scale_costs(1 / a))
     for parent, _ in trees:
         master.add(parent)
     solution = master.lp.solve_exact()
-    rates = {i: solution.x[i] for i in range(len(master.trees)) if solution.x[i]}
+    rates = {i: solution.x[i] / a for i in range(len(master.trees)) if solution.x[i]}
     new_scale = lcm_of_denominators(rates.values())
     compacted = [(master.trees[i], int(r * new_scale)) for i, r in rates.items()]
     if Fraction(sum(w for _, w in compacted), new_scale) < Fraction(

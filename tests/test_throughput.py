@@ -220,6 +220,22 @@ def test_scaling_costs_divides_throughput(platform, a):
     assert throughput(platform.scale_costs(a)).throughput == tp / a
 
 
+@settings(max_examples=30, deadline=None)
+@given(small_platforms(max_nodes=6), st.integers(-60, 60),
+       st.sampled_from(["cuts", "trees", "flow"]))
+def test_huge_and_tiny_costs_scale_the_throughput(platform, e, method):
+    """Homogeneity again, at magnitudes beyond the float solver's tolerances: with
+    every cost ~10^30 the rates are ~10^-30 and GLOP alone finds no optimum; the
+    solvers work on costs normalised near 1 and scale the certified result back."""
+    tp = throughput(platform, method).throughput
+    big = platform.scale_costs(Fraction(10) ** e)
+    result = throughput(big, method)
+    assert result.throughput == tp / Fraction(10) ** e
+    assert check(big, result).ok
+    if platform.is_dag():
+        assert dag_throughput(big).throughput == result.throughput
+
+
 @SMALL
 @given(small_platforms(max_nodes=6), st.data())
 def test_adding_a_link_never_lowers_throughput(platform, data):

@@ -7,10 +7,15 @@ per-destination flow LP (the reference).
 Every result is a :class:`ThroughputResult` whose certificate was checked exactly.
 """
 
+from dataclasses import replace
+from fractions import Fraction
+
+from ..numbers import format_exact, lcm_of_denominators
 from .cuts import solve_cuts
 from .dag import solve_dag
 from .exactlp import CertificationError
 from .flow import solve_flow
+from .ports import port_loads
 from .result import Certificate, ThroughputResult
 from .tree import solve_tree, tree_formula
 from .trees import solve_trees
@@ -24,17 +29,60 @@ def throughput(platform, method: str = "cuts") -> ThroughputResult:
         solver = METHODS[method]
     except KeyError:
         raise ValueError(f"unknown method {method!r}; choose from {sorted(METHODS)}") from None
-    return solver(platform)
+    return _normalised(platform, solver)
 
 
 def dag_throughput(platform, origin: str = "<platform>") -> ThroughputResult:
     """Optimal throughput of SSBPDAG(G) (002 §4.1) for a DAG platform."""
-    return solve_dag(platform, origin)
+    return _normalised(platform, lambda p: solve_dag(p, origin))
 
 
 def tree_throughput(platform, parent: dict, origin: str = "<tree>") -> ThroughputResult:
     """TP(T) of the spanning tree given as child -> parent (002 §3.1.2)."""
-    return solve_tree(platform, parent, origin)
+    return _normalised(platform, lambda p: solve_tree(p, parent, origin))
+
+
+#: Costs whose magnitude is within 2^±_SPREAD of 1 are given to the solvers unchanged.
+_SPREAD = 8
+
+
+def cost_scale(platform) -> Fraction:
+    """A power of two a such that the costs c/a are near 1 (1 when they already are):
+    the factor by which to divide costs before a float LP search (see _normalised)."""
+    bits = [l.cost.numerator.bit_length() - l.cost.denominator.bit_length()
+            for l in platform.links]
+    e = (min(bits) + max(bits)) // 2
+    return Fraction(1) if abs(e) <= _SPREAD else Fraction(2) ** e
+
+
+def _normalised(platform, solve) -> ThroughputResult:
+    """``solve(platform)``, run on costs brought near 1 when they are all huge or tiny.
+
+    The float search (GLOP) works with absolute tolerances: with every cost ~10^30 the
+    rates and TP are ~10^-30, below them, and GLOP ends without an optimum.  The LPs
+    are homogeneous (002 §5.2): (n, TP, y) is optimal for costs c/a iff (n/a, TP/a, y/a)
+    is for costs c, with the same arborescence costs c·y.  So solve with costs c/a,
+    a = 2^e near the geometric middle of the costs, and scale the exact result back."""
+    a = cost_scale(platform)
+    if a == 1:
+        return solve(platform)
+    r = solve(platform.scale_costs(1 / a))
+    tp = r.throughput / a
+    n = {arc: x / a for arc, x in r.n.items()}
+    c = r.certificate
+    out_p = {v: y / a for v, y in c.out_prices.items()}
+    in_p = {v: y / a for v, y in c.in_prices.items()}
+    cert = replace(c, out_prices=out_p, in_prices=in_p, min_flow=c.min_flow / a,
+                   scale=lcm_of_denominators(list(n.values()) + [tp]))
+    trees = None if r.trees is None else tuple((p, rate / a) for p, rate in r.trees)
+    result = replace(r, throughput=tp, n=n, certificate=cert, trees=trees,
+                     stats={**r.stats, "cost_scale": format_exact(a)})
+    # Exact postcondition on the caller's costs (the arborescence costs c·y are the
+    # same products as for the solved costs, so min_tree_cost carries over).
+    if any(t > 1 for side in port_loads(platform, n) for t in side.values()) \
+            or sum(out_p.values()) + sum(in_p.values()) != tp:
+        raise AssertionError("postcondition: rescaled result is not certified")
+    return result
 
 
 __all__ = ["throughput", "dag_throughput", "tree_throughput", "ThroughputResult",
