@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
+from fractions import Fraction
 
 from . import __version__
 from .errors import InputError
@@ -89,6 +91,129 @@ def _cmd_throughput(args) -> int:
     return 0
 
 
+def _digits(x) -> str:
+    """An exact number for a terminal: in full when short, else its leading digits and
+    size (periods can have hundreds of digits; the file has the exact value)."""
+    from .numbers import many_digits
+
+    text = format_exact(x)
+    if len(text) <= 40:
+        return text
+    with many_digits():
+        whole = str(x.numerator // x.denominator)
+    if len(whole) < 16:
+        return f"{decimal_text(x)} (exact value in the file)"
+    return (f"{whole[0]}.{whole[1:7]}e+{len(whole) - 1} ({len(whole)} digits; exact value "
+            "in the file)")
+
+
+def _write_error(path, exc: OSError) -> InputError:
+    """An output file that cannot be written: one line naming it (exit code 2)."""
+    return InputError(str(path), "file", f"cannot write: {exc.strerror or exc}")
+
+
+def _cmd_schedule(args) -> int:
+    from .schedule import optimal_schedule
+    from .throughput import throughput
+    from .verify import verify
+
+    from .progress import StageBar
+
+    platform, origin = _load_platform(args.platform)
+    with StageBar(["exact throughput", "trees and matchings", "verifier", "file"],
+                  args.quiet) as bar:
+        bar.stage("exact throughput")
+        result = throughput(platform, args.method)
+        bar.stage("trees and matchings")
+        schedule, stats = optimal_schedule(platform, result)
+        bar.stage("verifier")
+        report = verify(platform, schedule)  # the independent checker, before any write
+        bar.stage("file")
+        text = schedule.to_json() if report.ok else ""
+    if not report.ok:
+        for violation in report.violations[:20]:
+            print(f"steady: schedule rejected by the verifier: {violation}", file=sys.stderr)
+        return 1
+    if args.output:
+        from .fileio import atomic_write_text
+
+        try:
+            atomic_write_text(args.output, text)
+        except OSError as exc:
+            raise _write_error(args.output, exc) from None
+    summary = {"platform": platform.name or origin,
+               "throughput": format_exact(schedule.throughput),
+               "period": format_exact(schedule.period),
+               "messages_per_period": str(schedule.messages_per_period),
+               "trees": stats["trees"], "trees_built": stats["trees_built"],
+               "tree_bound": stats["tree_bound"], "matchings": stats["matchings"],
+               "matching_bound": stats["matching_bound"], "steps": len(schedule.steps),
+               "transfers": schedule.transfer_count, "file_bytes": len(text.encode()),
+               "file": args.output, "verified": True}
+    if args.json:
+        from .numbers import many_digits
+
+        with many_digits():
+            print(json.dumps(summary, indent=1))
+        return 0
+    rows = [("platform", summary["platform"]),
+            ("throughput", f"{format_exact(schedule.throughput)} = "
+                           f"{decimal_text(schedule.throughput)} broadcasts per time unit"),
+            ("period", _digits(schedule.period)),
+            ("messages/period", _digits(Fraction(schedule.messages_per_period))),
+            ("trees", f"{stats['trees']} (built {stats['trees_built']} by "
+                      f"{stats['construction']}; paper's bound |V|^3+|E| = "
+                      f"{stats['tree_bound']})"),
+            ("matchings", f"{stats['matchings']} (bound |E| = {stats['matching_bound']})"),
+            ("file", f"{args.output or '(not written: use -o FILE)'}, "
+                     f"{summary['file_bytes']} bytes"),
+            ("verified", "yes (steady verify: every rule, and optimality)")]
+    width = max(len(k) for k, _ in rows)
+    for key, value in rows:
+        print(f"{key:<{width}}  {value}")
+    return 0
+
+
+def _cmd_verify(args) -> int:
+    from .schedule_file import Schedule
+    from .verify import verify
+
+    platform = Platform.from_file(args.platform)
+    schedule = Schedule.from_file(args.schedule)
+    report = verify(platform, schedule, optimality=not args.no_optimality)
+    if args.json:
+        print(json.dumps(report.to_dict(), indent=1))
+    elif report.ok:
+        print(f"valid: {report.steps} steps, {report.transfers} transfers, "
+              f"{report.trees} trees; throughput {format_exact(schedule.throughput)}"
+              + (" is optimal" if report.optimality else " (optimality not checked)"))
+    else:
+        print(f"invalid: {len(report.violations)} violation(s)")
+        for violation in report.violations:
+            print(f"  {violation}")
+    return 0 if report.ok else 1
+
+
+def _cmd_show(args) -> int:
+    from .schedule_file import Schedule
+    from .show import gantt, period_table
+
+    schedule = Schedule.from_file(args.schedule)
+    print(period_table(schedule))
+    if args.gantt:
+        try:
+            gantt(schedule, args.gantt)
+        except OSError as exc:
+            raise _write_error(args.gantt, exc) from None
+        print(f"Gantt chart written to {args.gantt}")
+    return 0
+
+
+def _optional_platform(parser) -> None:
+    parser.add_argument("platform", nargs="?", help="steady-platform v1 file "
+                        "(default: the embedded platform of 002 Figure 1)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="steady", description="Optimal steady-state broadcast on heterogeneous "
@@ -98,8 +223,7 @@ def build_parser() -> argparse.ArgumentParser:
     tp = sub.add_parser("throughput", help="exact optimal steady-state throughput",
                         description="Exact optimal number of broadcasts per time unit "
                                     "(002 §5.2), with its certificate.")
-    tp.add_argument("platform", nargs="?", help="steady-platform v1 file "
-                    "(default: the embedded platform of 002 Figure 1)")
+    _optional_platform(tp)
     mode = tp.add_mutually_exclusive_group()
     mode.add_argument("--dag", action="store_true",
                       help="solve SSBPDAG (002 §4.1); the platform must be a DAG")
@@ -111,6 +235,36 @@ def build_parser() -> argparse.ArgumentParser:
                          "per-destination flow LP (reference; small platforms)")
     tp.add_argument("--json", action="store_true", help="machine-readable output")
     tp.set_defaults(run=_cmd_throughput)
+
+    sc = sub.add_parser("schedule", help="optimal periodic schedule (002 §5.4.2), verified",
+                        description="LP, weighted trees (Thm 5), matchings (Thm 6), the "
+                                    "period of 002 §5.4.2; the independent verifier runs "
+                                    "before anything is written.")
+    _optional_platform(sc)
+    sc.add_argument("-o", "--output", metavar="FILE", help="write the steady-schedule v1 file")
+    sc.add_argument("--method", choices=("trees", "cuts", "flow"), default="trees",
+                    help="throughput formulation: trees (default; its trees are reused), "
+                         "or cuts / flow followed by the combinatorial Thm 5 construction")
+    sc.add_argument("--json", action="store_true", help="machine-readable summary")
+    sc.add_argument("--quiet", action="store_true", help="no progress bar on stderr")
+    sc.set_defaults(run=_cmd_schedule)
+
+    ve = sub.add_parser("verify", help="check a schedule file independently",
+                        description="Check every rule of steady-schedule v1 and (unless "
+                                    "--no-optimality) the optimality certificate. Exit 0 "
+                                    "valid, 1 invalid, 2 unreadable input.")
+    ve.add_argument("platform", help="steady-platform v1 file")
+    ve.add_argument("schedule", help="steady-schedule v1 file")
+    ve.add_argument("--no-optimality", action="store_true",
+                    help="do not require the throughput to be the platform's optimum")
+    ve.add_argument("--json", action="store_true", help="machine-readable report")
+    ve.set_defaults(run=_cmd_verify)
+
+    sh = sub.add_parser("show", help="print one period of a schedule, draw its Gantt chart")
+    sh.add_argument("schedule", help="steady-schedule v1 file")
+    sh.add_argument("--gantt", metavar="FILE", help="write a Gantt chart (.png or .svg; "
+                    "needs the 'plot' extra: pip install 'steady[plot]')")
+    sh.set_defaults(run=_cmd_show)
     return parser
 
 
@@ -125,3 +279,6 @@ def main(argv=None) -> int:
     except KeyboardInterrupt:
         print("steady: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # e.g. `steady show FILE | head`: the reader left
+        sys.stdout = open(os.devnull, "w")
+        return 0

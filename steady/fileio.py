@@ -47,14 +47,19 @@ def atomic_write_text(path, text: str) -> None:
 
     A reader never sees a half-written file, and a failure leaves the old file intact.
     """
+    atomic_write_bytes(path, text.encode("utf-8"))
+
+
+def atomic_write_bytes(path, data: bytes) -> None:
+    """:func:`atomic_write_text` for bytes (e.g. an image)."""
     path = Path(path)
     directory = path.parent if str(path.parent) else Path(".")
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
     try:
         # mkstemp creates the file 0600; give it the mode a plain open() would have.
         os.chmod(tmp, _file_mode(path))
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp, path)

@@ -57,14 +57,24 @@ def periodic_schedule(platform, trees, scale: int, certificate=None) -> Schedule
     matchings = weighted_edge_coloring(w)
     through = {arc: [(l, weight) for l, (parent, weight) in enumerate(trees)
                      if parent.get(arc[1]) == arc[0]] for arc in w}
-    s = _period_multiplier(matchings, w, through)
-    steps = []
-    for matching in matchings:
-        transfers = []
+    steps_of = {arc: [] for arc in w}  # M(j,k): the matchings containing each link
+    for i, matching in enumerate(matchings):
         for arc in matching.edges:
-            transfers.extend(Transfer(arc[0], arc[1], l, matching.weight * s * weight // w[arc])
-                             for l, weight in through[arc])
-        steps.append(Step(Fraction(matching.weight * s, unit), tuple(transfers)))
+            steps_of[arc].append(i)
+    s = _period_multiplier(matchings, w, m, steps_of)
+    slots: dict[int, list[Transfer]] = {i: [] for i in range(len(matchings))}
+    for arc in w:
+        # Step i gives link (j,k) room for exactly μ_i·s·m_jk / w_jk messages; the
+        # trees' s·λ_l messages are poured into those slots in order, so each slot is
+        # full and each tree gets its total (a tree may straddle two slots).
+        per_time = Fraction(s * m[arc], w[arc])  # its denominator divides every μ_i
+        capacities = [(i, matchings[i].weight // per_time.denominator * per_time.numerator)
+                      for i in steps_of[arc]]
+        demands = [(l, s * weight) for l, weight in through[arc]]
+        for i, l, count in _pour(capacities, demands):
+            slots[i].append(Transfer(arc[0], arc[1], l, count))
+    steps = [Step(Fraction(matching.weight * s, unit), tuple(slots[i]))
+             for i, matching in enumerate(matchings)]
     period = sum((step.duration for step in steps), Fraction(0))
     messages = s * sum(weight for _, weight in trees)
     entries = tuple(TreeEntry.from_parent(parent, s * weight) for parent, weight in trees)
@@ -72,15 +82,30 @@ def periodic_schedule(platform, trees, scale: int, certificate=None) -> Schedule
                     tuple(steps), certificate=certificate)
 
 
-def _period_multiplier(matchings, w, through) -> int:
-    """The smallest s making every count μ_i·s·λ_l / w_jk an integer.  It divides the
-    paper's s = lcm_jk w_jk (eq. (20), w_jk = sum of μ over M(j,k) by Thm 6), so the
-    same proof applies, with a shorter period (fewer digits in the file)."""
+def _pour(capacities, demands):
+    """Fill slots (index, room) with demands (tree, count) in order; the totals are
+    equal.  Yields (slot, tree, count); at most len(slots) + len(demands) - 1 pieces."""
+    slots = iter(capacities)
+    i, room = next(slots)
+    for tree, count in demands:
+        while count:
+            while room == 0:
+                i, room = next(slots)
+            piece = min(room, count)
+            yield i, tree, piece
+            room -= piece
+            count -= piece
+
+
+def _period_multiplier(matchings, w, m, steps_of) -> int:
+    """The smallest s making every slot μ_i·s·m_jk / w_jk an integer (message counts).
+    It divides the paper's s = lcm_jk w_jk (eq. (20); w_jk = sum of μ over M(j,k) by
+    Thm 6), so the paper's proof applies, with a shorter period (fewer digits).
+    Per link, lcm_i w/gcd(w, μ_i·m) = w/gcd(w, m·gcd_i μ_i): one big gcd per link."""
     s = 1
-    for matching in matchings:
-        for arc in matching.edges:
-            for _, weight in through[arc]:
-                s = math.lcm(s, w[arc] // math.gcd(w[arc], matching.weight * weight))
+    for arc, steps in steps_of.items():
+        g = math.gcd(*(matchings[i].weight for i in steps))
+        s = math.lcm(s, w[arc] // math.gcd(w[arc], m[arc] * g))
     return s
 
 
