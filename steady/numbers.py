@@ -16,6 +16,8 @@ from contextlib import contextmanager
 from decimal import Decimal
 from fractions import Fraction
 
+import flint
+
 _RATIONAL = re.compile(r"^\s*[+-]?\d+\s*/\s*[+-]?\d+\s*$")
 _DECIMAL = re.compile(r"^\s*[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?\s*$")
 # Like Python's 4300-digit limit on int(str): "1e-1000000000" would otherwise make
@@ -74,11 +76,26 @@ def _from_decimal(value: Decimal) -> Fraction:
     return Fraction(value)
 
 
+#: Above this many bits FLINT's subquadratic conversion beats CPython's quadratic one
+#: (measured: equal near 1500 bits, twice as fast at 3400 bits, the size of the
+#: counts in a 65-node schedule with decimal bandwidths).
+_FLINT_BITS = 2000
+
+
+def int_text(n: int) -> str:
+    """Decimal text of an integer of any size (no int-str digit limit)."""
+    if n.bit_length() > _FLINT_BITS:
+        return str(flint.fmpz(n))
+    with many_digits():
+        return str(n)
+
+
 def format_exact(x: Fraction) -> str:
     """The canonical text of an exact number: ``"3"`` or ``"7/2"``."""
     x = Fraction(x)
-    with many_digits():
-        return str(x.numerator) if x.denominator == 1 else f"{x.numerator}/{x.denominator}"
+    if x.denominator == 1:
+        return int_text(x.numerator)
+    return f"{int_text(x.numerator)}/{int_text(x.denominator)}"
 
 
 def decimal_text(x: Fraction, digits: int = 6) -> str:

@@ -33,7 +33,7 @@ from typing import Mapping
 
 from .errors import InputError
 from .fileio import atomic_write_text, load_json
-from .numbers import format_exact, many_digits, parse_exact
+from .numbers import format_exact, int_text, many_digits, parse_exact
 from .platform import Platform
 
 FORMAT = "steady-schedule"
@@ -183,13 +183,16 @@ class Schedule:
     # -- documents ---------------------------------------------------------------
     def to_dict(self) -> dict:
         """The steady-schedule v1 document (exact numbers as text)."""
+        return self._document([s.to_dict() for s in self.steps])
+
+    def _document(self, steps: list) -> dict:
         doc = {"format": FORMAT, "version": VERSION,
                "platform": self.platform.to_dict(),
                "throughput": format_exact(self.throughput),
                "period": format_exact(self.period),
                "messages_per_period": _int_out(self.messages_per_period),
                "trees": [t.to_dict() for t in self.trees],
-               "steps": [s.to_dict() for s in self.steps]}
+               "steps": steps}
         if self.certificate is not None:
             doc["certificate"] = self.certificate.to_dict()
         for key, value in self.extra.items():
@@ -198,8 +201,11 @@ class Schedule:
         return doc
 
     def to_json(self) -> str:
+        """The document's text; the same as encoding :meth:`to_dict`, with the
+        transfers (tens of thousands in a 65-node schedule) encoded directly."""
+        doc = self._document(_steps_document(self.steps))
         with many_digits():
-            return _dumps(self.to_dict()) + "\n"
+            return _dumps(doc) + "\n"
 
     def write(self, path) -> None:
         """Write the document atomically (temp file + rename)."""
@@ -227,8 +233,34 @@ class Schedule:
 def _int_out(n):
     """An integer for JSON: a number up to 2^53, its decimal text beyond."""
     if isinstance(n, int) and not isinstance(n, bool) and abs(n) > MAX_JSON_INT:
-        return str(n)
+        return int_text(n)
     return n
+
+
+class _Encoded(str):
+    """JSON text already encoded: :func:`_encode` writes it as it is."""
+
+
+def _steps_document(steps) -> list:
+    """The steps of :meth:`Schedule.to_dict` with every transfer pre-encoded as the
+    one-line record ``_encode`` would write (a flat mapping is one line)."""
+    names: dict[str, str] = {}
+
+    def name(v):
+        if v not in names:
+            names[v] = json.dumps(v)
+        return names[v]
+
+    def number(n):
+        text = _int_out(n)
+        return json.dumps(text) if isinstance(text, str) else str(text)
+
+    return [{"duration": format_exact(step.duration),
+             "transfers": [_Encoded(f'{{"from": {name(t.tail)}, "to": {name(t.head)}, '
+                                    f'"tree": {number(t.tree)}, '
+                                    f'"messages": {number(t.messages)}}}')
+                           for t in step.transfers]}
+            for step in steps]
 
 
 def _dumps(doc) -> str:
@@ -240,31 +272,31 @@ def _dumps(doc) -> str:
 
 
 def _encode(obj, indent: str) -> str:
-    """Bottom-up, each value encoded once: a container whose children are all one-line
-    and whose one-line text fits stays on one line."""
-    if isinstance(obj, Decimal):
+    """Bottom-up, each value encoded once: a flat record (a mapping of plain values)
+    is one line; another container whose children are all one-line and whose
+    one-line text fits stays on one line."""
+    if isinstance(obj, (_Encoded, Decimal)):
         return str(obj)
     if isinstance(obj, Fraction):
         return json.dumps(format_exact(obj))
     if obj is None or isinstance(obj, (str, int, float, bool)):
         return json.dumps(obj)
     if isinstance(obj, Mapping):
-        keys = [json.dumps(str(k)) + ": " for k in obj]
-        values = list(obj.values())
-        brackets = "{}"
+        mapping, values, brackets = True, list(obj.values()), "{}"
     elif isinstance(obj, (list, tuple)):
-        keys = None
-        values = list(obj)
-        brackets = "[]"
+        mapping, values, brackets = False, list(obj), "[]"
     else:
         raise TypeError(f"{type(obj).__name__} is not JSON serializable")
     if not values:
         return brackets
     if all(type(v) in _PLAIN for v in values):       # the common leaf: one call
         text = json.dumps(obj if isinstance(obj, (dict, list)) else
-                          (dict(obj) if keys else list(obj)), separators=(", ", ": "))
-        if len(indent) + len(text) <= _LINE:
+                          (dict(obj) if mapping else list(obj)), separators=(", ", ": "))
+        # A flat record (a transfer, a link) stays on one line even when a count
+        # with a thousand digits makes it long: one line per record, grep-able.
+        if mapping or len(indent) + len(text) <= _LINE:
             return text
+    keys = [json.dumps(str(k)) + ": " for k in obj] if mapping else None
     inner = indent + " "
     parts = [_encode(v, inner) for v in values]
     if keys:

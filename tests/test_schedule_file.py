@@ -109,6 +109,21 @@ def test_big_integers_are_written_as_strings_and_read_back_exactly(tmp_path):
     assert os.path.getsize(path) < 5000    # polynomial: 41 digits, not 10^40 anything
 
 
+@pytest.mark.parametrize("k", [1, 7, 2**53 + 1, 3**2000, 10**1500 + 17])
+def test_json_text_is_the_encoding_of_the_document(k):
+    """to_json encodes the transfers directly (speed); it must be the same text as
+    the general encoder applied to to_dict, big counts included (FLINT's int text
+    above 2000 bits)."""
+    from steady.numbers import many_digits
+    from steady.schedule_file import _dumps
+
+    s = figure1_schedule(k)
+    with many_digits():
+        assert s.to_json() == _dumps(s.to_dict()) + "\n"
+        assert str(k) in s.to_json()
+    assert Schedule.from_dict(json.loads(s.to_json())) == s
+
+
 def test_the_2_to_the_53_boundary():
     s = figure1_schedule()
     edge = dataclasses.replace(s, messages_per_period=MAX_JSON_INT)

@@ -382,6 +382,26 @@ def _assert_consistent(platform, result):
 
 
 @SMALL
+@given(small_platforms(max_nodes=7), st.data())
+def test_peeled_seed_trees_are_spanning_and_use_only_positive_rates(platform, data):
+    """The master's seed trees (a search heuristic): spanning arborescences rooted at
+    the source on arcs of positive rate, one per round until the rates stop spanning,
+    and, peeling a share of a positive bottleneck, at least one while they span."""
+    from steady.throughput.trees import peeled_trees
+
+    rates = {a: data.draw(st.sampled_from([0.0, 0.5, 1.0, 2.5]), label=str(a))
+             for a in platform.arcs}
+    prices = ([1.0] * len(platform.nodes), [0.5] * len(platform.nodes))
+    trees = peeled_trees(platform, rates, prices, 5)
+    assert len(trees) <= 5
+    spanning = reachable_from_source(platform.source, [a for a, r in rates.items() if r])
+    assert bool(trees) == (spanning == set(platform.nodes))
+    for parent in trees:
+        platform.check_arborescence(parent)
+        assert all(rates[(u, v)] > 0 for v, u in parent.items())
+
+
+@SMALL
 @given(small_platforms(max_nodes=6))
 def test_trees_of_the_tree_method_rebuild_the_result(platform):
     """002 §5.3 (weighted Edmonds, Theorem 5): the tree method returns spanning

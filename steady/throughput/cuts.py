@@ -65,7 +65,7 @@ class CutPlanes:
 
     def __init__(self, platform):
         self.platform = platform
-        self.lp, self.nvar, self.tpvar, self.words = rate_program(platform, "ssb-cuts")
+        self.lp, self.nvar, self.tpvar, self.words = rate_program(platform, "ssb-cuts", grows="rows")
         self.cuts: set[frozenset] = set()
         self.rounds = 0
         everyone = frozenset(platform.nodes)

@@ -16,10 +16,10 @@ from ..numbers import lcm_of_denominators
 from .exactlp import LE, LinearProgram
 
 
-def rate_program(platform, name: str):
+def rate_program(platform, name: str, grows: str = "columns"):
     """An LP maximising TP over rates n >= 0 under the one-port rows: the common start
     of every formulation.  Returns (lp, n variables, TP variable, row words)."""
-    lp = LinearProgram(name)
+    lp = LinearProgram(name, grows)
     nvar = add_rate_variables(lp, platform)
     tpvar = lp.add_variable("TP", objective=1)
     return lp, nvar, tpvar, add_port_rows(lp, platform, nvar)
