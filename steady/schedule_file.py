@@ -227,6 +227,15 @@ class Schedule:
     def transfer_count(self) -> int:
         return sum(len(s.transfers) for s in self.steps)
 
+    def messages_per_link(self) -> dict[tuple[str, str], int]:
+        """Messages sent per period on each link, {(tail, head): n}, summed over the
+        steps as written (no check: :mod:`steady.verify` decides validity)."""
+        sent: dict[tuple[str, str], int] = {}
+        for step in self.steps:
+            for t in step.transfers:
+                sent[t.arc] = sent.get(t.arc, 0) + t.messages
+        return sent
+
 
 # -- writing ----------------------------------------------------------------------
 

@@ -8,14 +8,9 @@ from pathlib import Path
 import pytest
 
 from steady.cli import main
+from helpers import run
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
-
-
-def run(capsys, *argv):
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def test_default_platform_is_figure_1_with_throughput_1(capsys):

@@ -14,26 +14,13 @@ from pathlib import Path
 import pytest
 
 from steady import default_platform
-from steady.cli import main
 from steady.schedule import periodic_schedule
+from helpers import run, assert_one_line_error
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
 FIGURE1 = str(SAMPLES / "figure1.json")
 DAG = str(SAMPLES / "figure5-dag.json")
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
-
-
-def run(capsys, *argv):
-    code = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def assert_one_line_error(err, name):
-    assert "Traceback" not in err
-    lines = err.strip().splitlines()
-    assert len(lines) == 1, err
-    assert lines[0].startswith("steady: ") and str(name) in lines[0]
 
 
 @pytest.fixture

@@ -36,15 +36,6 @@ def build(platform, method="trees"):
     return result, schedule, stats
 
 
-def per_period(schedule) -> Counter:
-    """Messages sent per period on each link, from the steps."""
-    sent = Counter()
-    for step in schedule.steps:
-        for t in step.transfers:
-            sent[(t.tail, t.head)] += t.messages
-    return sent
-
-
 def assert_counting_facts(platform, schedule):
     """The counting half of the proof of 002 §5.4.2, recomputed from the steps."""
     assert sum((s.duration for s in schedule.steps), F(0)) == schedule.period
@@ -162,7 +153,7 @@ def test_section_4_4_dag_four_fifths(method):
     assert_counting_facts(p, schedule)
     expected = {("Ps", "P1"): 4, ("Ps", "P2"): 1, ("P1", "P2"): 3, ("P1", "P3"): 4,
                 ("P2", "P4"): 4}
-    sent = per_period(schedule)
+    sent = schedule.messages_per_link()
     assert {a: 4 * c for a, c in sent.items()} == {
         a: schedule.messages_per_period * c for a, c in expected.items()}
     assert schedule.period == F(5, 4) * schedule.messages_per_period
