@@ -9,12 +9,10 @@ a picture, never a result.
 
 from __future__ import annotations
 
-import io
 from fractions import Fraction
 
-from .errors import InputError
-from .fileio import atomic_write_bytes
 from .numbers import format_exact, many_digits
+from .plots import pyplot, save
 
 _WIDE = 12  # more steps than this: one block per step instead of a grid
 
@@ -67,17 +65,7 @@ def _grid(schedule) -> list[str]:
 
 def gantt(schedule, path) -> None:
     """Draw the send and receive ports of every node over one period (png or svg)."""
-    path = str(path)
-    if not path.lower().endswith((".png", ".svg")):
-        raise InputError(path, "--gantt", "the chart is written as .png or .svg")
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        raise InputError(path, "--gantt", "needs matplotlib: pip install 'steady[plot]'") \
-            from None
+    plt = pyplot(path, "--gantt")
     nodes = list(schedule.platform.nodes)
     rows = {}
     for k, v in enumerate(nodes):
@@ -106,7 +94,4 @@ def gantt(schedule, path) -> None:
                   if len(format_exact(schedule.period)) < 30 else "fraction of the period")
     ax.set_title(f"one period ({len(schedule.steps)} steps), coloured by tree")
     fig.tight_layout()
-    image = io.BytesIO()
-    fig.savefig(image, format=path.rsplit(".", 1)[1].lower())
-    plt.close(fig)
-    atomic_write_bytes(path, image.getvalue())  # DESIGN.md: outputs are atomic
+    save(plt, fig, path)

@@ -1,0 +1,497 @@
+"""Pipelined broadcast of one large message: the PIPE problem of 002 §6 (Theorem 8).
+
+The source broadcasts a single message of size L, cut into slices.  With start-ups
+(002 §6) sending a slice of size m over the link (j, k) takes β_jk + m·c_jk time units
+(``Link.startup`` is β, ``Link.cost`` is c).  For k slices of size s = L/k the problem
+is the broadcast of k *unit* messages on the **slice platform**, whose link costs are
+β_jk + s·c_jk (:func:`slice_platform`); a periodic schedule of that platform unrolled
+into a finite schedule of exactly k messages (:mod:`steady.unroll`, 002 §5.5) is a
+solution, and its makespan is computed exactly.
+
+Lower bound (Lemma 7 applied to a size-L broadcast, 002 §6 proof of Theorem 8): every
+schedule, start-ups or not, needs T_opt(L) >= L·T* where T* = 1/TP is the optimal
+period of the platform with costs c and no start-ups.  Every result is checked against
+it at run time (``AssertionError`` otherwise).
+
+The paper's algorithm (Theorem 8): ν = ceil(sqrt(L)) slices of size ν (the message is
+padded to ν² >= L), sent by the asymptotically optimal steady-state schedule of the
+platform whose costs are padded to (ν + w)·c_jk >= β_jk + ν·c_jk, w = max β/c; then
+T_pipe(L) <= L·T* + O(sqrt L).  :func:`paper_slices`, :func:`pipe_paper`.  By default
+we cut the message into k slices of the exact size L/k instead (no padding), and
+:func:`best_slices` chooses k.
+
+Which periodic schedule?  For each (k, s) three candidate patterns are unrolled and the
+shortest finite schedule wins (all exact, all steady-schedule v1 objects on the slice
+platform that ``steady.verify`` and ``steady.simulate`` accept):
+
+``"optimal"``
+    the optimal periodic schedule of the slice platform (its own LP).  Its period has
+    M messages, and M follows the denominators of β + s·c: often M >> k, and then the
+    k slices are one partial batch that every node stores and forwards as a whole (no
+    pipelining at all: ratios ~2.5 at L = 10^6 on Figure 1 with β = 1).
+``"stretched"``
+    the optimal periodic schedule of the start-up-free platform (costs c; computed once,
+    its M does not depend on s), every step lasting the longest link load under the
+    slice costs.  This is the paper's construction with the padding (ν + w)·c replaced
+    by the exact β + s·c (a step lasts at most (s + w) times its length under c), so
+    Theorem 8's bound holds for it.
+``"tree"``
+    one message per period along a single broadcast tree (the heaviest trees of the
+    start-up-free optimum): each node sends to its children in decreasing cost order;
+    step i holds every node's i-th child link.  M = 1: the pipeline of a single tree, the
+    fallback when the optimal M is astronomically large (decimal costs).
+
+Makespans are exact Fractions.  The number of periods of a finite schedule grows like
+k/M; the makespan of B > W + 1 batches is that of W + 1 batches plus (B - W - 1)·T
+(W warm-up periods, T the period; the finite schedule is periodic between its warm-up
+and its clean-up, proofs/pipe.md), which keeps every evaluation independent of k.
+:func:`pipe_makespan` unrolls the whole finite schedule when it has at most
+:data:`FULL_CHECK_BATCHES` batches and asserts both agree.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+from .numbers import parse_exact
+from .platform import Link, Platform
+from .schedule_file import Schedule, Step, TreeEntry, Transfer
+
+#: Candidate periodic patterns, in the order they are tried (ties go to the first).
+PATTERNS = ("stretched", "optimal", "tree")
+#: pipe_makespan unrolls and compares the full finite schedule up to this many batches.
+FULL_CHECK_BATCHES = 4096
+#: best_slices: every k <= this is evaluated (exhaustive part of the scan).
+EXHAUSTIVE = 64
+#: best_slices: geometric ratio of the scan beyond EXHAUSTIVE.
+GROWTH = Fraction(9, 8)
+#: best_slices: k is never scanned beyond max(MAX_SLICES, 16·ν) (ν = paper_slices(L)).
+MAX_SLICES = 2 ** 20
+
+
+# -- the slice platform and the paper's slicing ---------------------------------------
+
+def slice_platform(platform: Platform, size) -> Platform:
+    """The platform on which one unit message is one slice of ``size`` (002 §6): link
+    costs β_jk + size·c_jk, start-ups 0."""
+    size = _positive(size, "slice size")
+    return platform.replace_links(Link(l.tail, l.head, l.startup + size * l.cost)
+                                  for l in platform.links)
+
+
+def startup_free(platform: Platform) -> Platform:
+    """The platform with costs c and no start-ups: the one whose throughput TP gives the
+    lower bound L·T* = L/TP of Theorem 8."""
+    return platform.replace_links(Link(l.tail, l.head, l.cost) for l in platform.links)
+
+
+def paper_slices(size) -> int:
+    """ν of 002 §6: the smallest integer with ν² >= L (ν = ceil(sqrt L), exactly, for
+    any positive rational L); the paper sends ν slices of size ν."""
+    size = _positive(size, "message size")
+    n = -(-size.numerator // size.denominator)          # ceil(L) >= 1; ν² >= L iff ν² >= ceil(L)
+    return math.isqrt(n - 1) + 1
+
+
+def slice_lower_bound(platform: Platform, size, slices: int) -> Fraction:
+    """A bound on any schedule of ``slices`` slices adding up to ``size``: some node v
+    receives every slice once, each over an in-link, so its receive port is busy at least
+    slices·min β_in(v) + size·min c_in(v).  Grows with the number of slices: it is what
+    lets :func:`best_slices` stop scanning."""
+    size = Fraction(size)
+    best = Fraction(0)
+    for v in platform.destinations:
+        links = platform.in_links(v)
+        bound = slices * min(l.startup for l in links) + size * min(l.cost for l in links)
+        best = max(best, bound)
+    return best
+
+
+# -- candidate periodic patterns ------------------------------------------------------
+
+def stretch(schedule: Schedule, platform: Platform) -> Schedule:
+    """The same trees, steps and message counts on ``platform`` (same links, other
+    costs), every step lasting exactly its longest link load there.
+
+    Valid whatever the costs: one-port comes from each step being a matching, causality
+    from the trees and the counts, none of which depends on the costs.  Monotone: lower
+    costs give shorter steps, never longer ones."""
+    steps = []
+    for step in schedule.steps:
+        load: dict[tuple[str, str], int] = {}
+        for t in step.transfers:
+            load[t.arc] = load.get(t.arc, 0) + t.messages
+        steps.append(Step(max(n * platform.cost(*arc) for arc, n in load.items()),
+                          step.transfers))
+    period = sum((s.duration for s in steps), Fraction(0))
+    m = schedule.messages_per_period
+    return Schedule(platform, Fraction(m) / period, period, m, schedule.trees, tuple(steps))
+
+
+def tree_pattern(platform: Platform, parent: dict) -> Schedule:
+    """One message per period along the tree ``parent`` (child -> parent): step i holds,
+    for every node, the link to its i-th most expensive child.  A node has one parent,
+    so no node receives twice in a step; it sends once per step: one-port.  Period =
+    sum over steps of their most expensive link."""
+    children: dict[str, list[str]] = {}
+    for child, par in parent.items():
+        children.setdefault(par, []).append(child)
+    classes: list[list[Transfer]] = []
+    for node in platform.nodes:
+        ranked = sorted(children.get(node, ()), key=lambda c: -platform.cost(node, c))
+        for i, child in enumerate(ranked):
+            if i == len(classes):
+                classes.append([])
+            classes[i].append(Transfer(node, child, 0, 1))
+    steps = tuple(Step(max(platform.cost(t.tail, t.head) for t in cl), tuple(cl))
+                  for cl in classes)
+    period = sum((s.duration for s in steps), Fraction(0))
+    return Schedule(platform, 1 / period, period, 1, (TreeEntry.from_parent(parent, 1),),
+                    steps)
+
+
+def batches_for(messages_per_period: int, weights, slices: int):
+    """B = ceil(k/M) batches, the last one partial when M does not divide k: it carries
+    the remainder, filling tree 0 up to λ_0, then tree 1, ... (``share``, see
+    :meth:`steady.unroll.PeriodicPattern.blocks`).  Returns (B, share or None)."""
+    m = messages_per_period
+    batches = -(-slices // m)
+    rest = slices - (batches - 1) * m
+    if rest == m:
+        return batches, None
+    share = []
+    for w in weights:
+        take = min(w, rest)
+        share.append(take)
+        rest -= take
+    return batches, tuple(share)
+
+
+def finite_makespan(pattern, batches: int, share=None) -> Fraction:
+    """The makespan of ``finite_schedule(pattern, batches, share)``, in time independent
+    of ``batches``: beyond W + 1 batches each extra batch adds one steady period T."""
+    from .unroll import finite_schedule
+
+    w = pattern.warmup
+    if batches <= w + 1:
+        return finite_schedule(pattern, batches, share).makespan
+    base = finite_schedule(pattern, w + 1, share).makespan
+    return base + (batches - w - 1) * pattern.schedule.period
+
+
+# -- results --------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class PipeResult:
+    """One slicing of a size-L broadcast and the finite schedule chosen for it.
+
+    ``slices`` slices of ``slice_size`` each (slices·slice_size >= size; equal when not
+    padded); ``makespan`` of the finite schedule of exactly ``slices`` messages built
+    from the periodic ``schedule`` (a steady-schedule v1 on the slice platform, pattern
+    ``pattern``) in ``batches`` batches, the last one cut to ``share``;
+    ``lower_bound`` = L·T* (Lemma 7, Theorem 8), ``ratio`` = makespan / lower_bound."""
+
+    size: Fraction
+    slices: int
+    slice_size: Fraction
+    makespan: Fraction
+    lower_bound: Fraction
+    ratio: Fraction
+    throughput_of_slices: Fraction     # slices per time unit of the chosen periodic pattern
+    optimal_slice_throughput: Fraction | None  # TP of the slice platform (None: not solved)
+    pattern: str
+    messages_per_period: int
+    batches: int
+    share: tuple | None
+    candidates: dict                  # pattern name -> makespan
+    schedule: Schedule = field(repr=False, compare=False)
+    evaluated: int = 1                # best_slices: number of slice counts evaluated
+    scan_limit: int | None = None     # best_slices: largest k scanned
+    scan_proof: str = ""              # best_slices: why no k beyond scan_limit is better
+
+    @property
+    def padded(self) -> bool:
+        return self.slices * self.slice_size != self.size
+
+    def to_dict(self) -> dict:
+        from .numbers import format_exact
+
+        doc = {"size": format_exact(self.size), "slices": self.slices,
+               "slice_size": format_exact(self.slice_size),
+               "padded_size": format_exact(self.slices * self.slice_size),
+               "makespan": format_exact(self.makespan),
+               "lower_bound": format_exact(self.lower_bound),
+               "ratio": format_exact(self.ratio),
+               "pattern": self.pattern,
+               "messages_per_period": self.messages_per_period,
+               "batches": self.batches,
+               "throughput_of_slices": format_exact(self.throughput_of_slices),
+               "optimal_slice_throughput": None if self.optimal_slice_throughput is None
+               else format_exact(self.optimal_slice_throughput),
+               "candidates": {k: format_exact(v) for k, v in self.candidates.items()},
+               "evaluated": self.evaluated}
+        if self.scan_limit is not None:
+            doc["scan_limit"] = self.scan_limit
+            doc["scan_proof"] = self.scan_proof
+        return doc
+
+
+class PipePlanner:
+    """The parts of PIPE that do not depend on the slicing, computed once per platform:
+    TP and T* of the start-up-free platform, its optimal periodic schedule (the
+    ``"stretched"`` pattern) and its heaviest trees (``"tree"``).  ``evaluate`` caches
+    per (slices, slice size)."""
+
+    def __init__(self, platform: Platform, patterns=PATTERNS, trees: int = 4):
+        from .schedule import optimal_schedule
+        from .throughput import throughput
+
+        unknown = sorted(set(patterns) - set(PATTERNS))
+        if unknown or not patterns:
+            raise ValueError(f"unknown patterns {unknown}; choose from {PATTERNS}")
+        self.platform = platform
+        self.patterns = tuple(p for p in PATTERNS if p in patterns)
+        free = startup_free(platform)
+        result = throughput(free, "trees")
+        self.throughput = result.throughput          # TP (unit messages per time unit)
+        self.period = 1 / result.throughput           # T*
+        self.unit_schedule = (optimal_schedule(free, result)[0]
+                              if "stretched" in self.patterns else None)
+        ranked = sorted(result.trees or (), key=lambda tr: -tr[1])
+        self.trees = [dict(parent) for parent, _ in ranked[:trees]]
+        self._cache: dict = {}
+
+    def lower_bound(self, size) -> Fraction:
+        """L·T* (Lemma 7, Theorem 8)."""
+        return Fraction(size) * self.period
+
+    def candidates(self, slice_size: Fraction):
+        """(name, periodic schedule on the slice platform, TP of the slice LP or None)."""
+        from .schedule import optimal_schedule
+        from .throughput import throughput
+
+        sliced = slice_platform(self.platform, slice_size)
+        out = []
+        for name in self.patterns:
+            if name == "stretched":
+                out.append((name, stretch(self.unit_schedule, sliced), None))
+            elif name == "optimal":
+                result = throughput(sliced, "trees")
+                out.append((name, optimal_schedule(sliced, result)[0], result.throughput))
+            else:
+                out.extend((name, tree_pattern(sliced, parent), None) for parent in self.trees)
+        return out
+
+    def evaluate(self, size, slices: int, slice_size=None) -> PipeResult:
+        """``slices`` slices of ``slice_size`` (default size/slices; larger pads the
+        message) of a size-``size`` message: the shortest candidate finite schedule."""
+        from .unroll import PeriodicPattern
+
+        size = _positive(size, "message size")
+        if isinstance(slices, bool) or not isinstance(slices, int) or slices < 1:
+            raise ValueError(f"the number of slices must be an integer >= 1, not {slices!r}")
+        slice_size = size / slices if slice_size is None else _positive(slice_size, "slice size")
+        if slices * slice_size < size:
+            raise ValueError(f"{slices} slices of size {slice_size} do not cover size {size}")
+        key = (size, slices, slice_size)
+        if key in self._cache:
+            return self._cache[key]
+        best = None
+        found: dict[str, Fraction] = {}
+        lp = None
+        for name, schedule, tp in self.candidates(slice_size):
+            lp = tp if tp is not None else lp
+            pattern = PeriodicPattern(schedule)
+            batches, share = batches_for(pattern.messages, pattern.weights, slices)
+            makespan = finite_makespan(pattern, batches, share)
+            found[name] = min(makespan, found.get(name, makespan))
+            if best is None or makespan < best[0]:
+                best = (makespan, name, schedule, batches, share)
+        makespan, name, schedule, batches, share = best
+        bound = self.lower_bound(size)
+        if makespan < bound:
+            raise AssertionError(f"postcondition (Lemma 7): makespan {makespan} < L·T* "
+                                 f"= {bound} for {slices} slices of size {slice_size}")
+        result = PipeResult(size, slices, slice_size, makespan, bound, makespan / bound,
+                            schedule.throughput, lp, name, schedule.messages_per_period,
+                            batches, share, found, schedule)
+        self._cache[key] = result
+        return result
+
+
+# -- the three entry points -----------------------------------------------------------
+
+def pipe_makespan(platform: Platform, size, slices: int, patterns=PATTERNS,
+                  planner: PipePlanner | None = None) -> PipeResult:
+    """k = ``slices`` slices of equal exact size L/k (002 §6 pads to ν slices of size ν
+    instead; see :func:`pipe_paper`): the exact makespan of the best candidate finite
+    schedule of k messages on the slice platform, with L·T* and the ratio.
+
+    Runtime postconditions: makespan >= L·T* (Lemma 7), and, up to
+    FULL_CHECK_BATCHES batches, the makespan equals that of the whole unrolled finite
+    schedule (:func:`steady.unroll.finite_schedule`)."""
+    planner = planner or PipePlanner(platform, patterns)
+    return _checked(planner.evaluate(size, slices))
+
+
+def pipe_paper(platform: Platform, size, patterns=PATTERNS,
+               planner: PipePlanner | None = None) -> PipeResult:
+    """The slicing of 002 §6 (Theorem 8): ν = ceil(sqrt L) slices of size ν (the message
+    padded to ν² >= L), through the same candidate schedules; lower bound L·T*."""
+    size = _positive(size, "message size")
+    nu = paper_slices(size)
+    planner = planner or PipePlanner(platform, patterns)
+    return _checked(planner.evaluate(size, nu, Fraction(nu)))
+
+
+def best_slices(platform: Platform, size, exhaustive: int = EXHAUSTIVE,
+                max_slices: int | None = None, patterns=PATTERNS,
+                planner: PipePlanner | None = None, progress=None) -> PipeResult:
+    """The number of equal slices k minimising the exact makespan over a scanned set.
+
+    The makespan is not unimodal in k (M, the shares and the step structure change with
+    the slice size), so the scan is:
+
+    1. every k = 1 .. ``exhaustive``;
+    2. k = ν (:func:`paper_slices`), with the paper's padded schedule (size ν) as an extra
+       candidate stretched to the slice size L/ν (never worse, :func:`stretch` is
+       monotone): so the result is never worse than :func:`pipe_paper`;
+    3. a geometric scan k_{i+1} = ceil(k_i·9/8) up to the *scan limit*;
+    4. a refinement (:func:`_refine`): a pattern search with steps ±2^j from the three
+       best k found so far, then every k within ±16 of the best.
+
+    The scan limit is the first k with slice_lower_bound(k) >= the best makespan found
+    (then no k at or beyond it can be better: the bound grows with k), capped at
+    ``max_slices`` (default max(MAX_SLICES, 16·ν)).  Guaranteed: the result is optimal
+    over the scanned set (reported in ``evaluated``), not worse than k = 1 or than the
+    paper's slicing, and, when ``scan_proof`` says "bound", no k beyond ``scan_limit``
+    does better.  ``progress(stage)`` is called at each stage."""
+    size = _positive(size, "message size")
+    planner = planner or PipePlanner(platform, patterns)
+    nu = paper_slices(size)
+    cap = max(MAX_SLICES, 16 * nu) if max_slices is None else max(1, int(max_slices))
+    seen: dict[int, Fraction] = {}
+    state = {"best": None}
+
+    def visit(k: int) -> None:
+        if k in seen or k > cap:
+            return
+        r = planner.evaluate(size, k)
+        seen[k] = r.makespan
+        if state["best"] is None or (r.makespan, k) < (state["best"].makespan,
+                                                        state["best"].slices):
+            state["best"] = r
+
+    def hopeless(k: int) -> bool:
+        return slice_lower_bound(platform, size, k) >= state["best"].makespan
+
+    stage = progress or (lambda name: None)
+    stage("exhaustive")
+    for k in range(1, min(exhaustive, cap) + 1):
+        if state["best"] is not None and hopeless(k):
+            break
+        visit(k)
+    stage("paper's slicing")
+    if nu <= cap:
+        visit(nu)
+        padded = planner.evaluate(size, nu, Fraction(nu))
+        if padded.makespan < seen[nu]:   # only with "optimal" (not monotone in the costs)
+            restretched = _restretch(planner, padded, size / nu)
+            seen[nu] = restretched.makespan
+            if restretched.makespan < state["best"].makespan:
+                state["best"] = restretched
+    stage("geometric scan")
+    k, proof = max(exhaustive, 1), "cap"
+    while True:
+        k = max(k + 1, math.ceil(k * GROWTH))
+        if k > cap:
+            break
+        if hopeless(k):
+            proof = "bound"
+            break
+        visit(k)
+    limit = min(k, cap) if proof == "bound" else cap
+    stage("refinement")
+    _refine(seen, visit, state, cap, hopeless)
+    best = state["best"]
+    return _checked(_with_scan(best, len(seen), limit,
+                               "bound" if proof == "bound" else "cap"))
+
+
+def _refine(seen, visit, state, cap, hopeless, starts: int = 3) -> None:
+    """Pattern search from the ``starts`` best scanned k: try k ± 2^j (largest first,
+    2^j <= k/2), move to any improvement and start again; then every k within ±16 of the
+    best.  Power-of-two steps keep k's residue modulo small periods M (the makespan is
+    much smoother along k ≡ const mod M than along k)."""
+    for start in sorted(seen, key=lambda j: (seen[j], j))[:starts]:
+        k = start
+        while True:
+            steps = [2 ** j for j in range(max(k // 2, 1).bit_length())][::-1]
+            moved = False
+            for d in steps:
+                before = seen[k]
+                for j in (k - d, k + d):
+                    if 1 <= j <= cap and not hopeless(j):
+                        visit(j)
+                near = [j for j in (k - d, k + d) if j in seen]
+                down = min(near, key=lambda j: (seen[j], j)) if near else k
+                if seen[down] < before:
+                    k, moved = down, True
+                    break
+            if not moved:
+                break
+    k = state["best"].slices
+    for j in range(max(1, k - 16), k + 17):
+        if j <= cap and not hopeless(j):
+            visit(j)
+
+
+def _restretch(planner: PipePlanner, padded: PipeResult, slice_size) -> PipeResult:
+    """The paper's padded schedule run with the exact slice costs (steps shortened)."""
+    from .unroll import PeriodicPattern
+
+    sliced = slice_platform(planner.platform, slice_size)
+    schedule = stretch(padded.schedule, sliced)
+    pattern = PeriodicPattern(schedule)
+    makespan = finite_makespan(pattern, padded.batches, padded.share)
+    return PipeResult(padded.size, padded.slices, Fraction(slice_size), makespan,
+                      padded.lower_bound, makespan / padded.lower_bound,
+                      schedule.throughput, None, padded.pattern + " (paper's size)",
+                      padded.messages_per_period, padded.batches, padded.share,
+                      {padded.pattern + " (paper's size)": makespan}, schedule)
+
+
+def _with_scan(result: PipeResult, evaluated: int, limit: int, proof: str) -> PipeResult:
+    from dataclasses import replace
+
+    text = ("bound: every k >= scan_limit has slice_lower_bound(k) >= the makespan found"
+            if proof == "bound" else
+            "cap: k was not scanned beyond scan_limit (max_slices)")
+    return replace(result, evaluated=evaluated, scan_limit=limit, scan_proof=text)
+
+
+def _checked(result: PipeResult) -> PipeResult:
+    """Postconditions: makespan >= L·T*, and the shortcut of finite_makespan agrees with
+    the whole unrolled finite schedule (when it has few enough batches)."""
+    from .unroll import PeriodicPattern, finite_schedule
+
+    if result.makespan < result.lower_bound:
+        raise AssertionError(f"postcondition (Lemma 7): makespan {result.makespan} < "
+                             f"L·T* = {result.lower_bound}")
+    if result.batches <= FULL_CHECK_BATCHES:
+        full = finite_schedule(PeriodicPattern(result.schedule), result.batches,
+                               result.share)
+        if full.makespan != result.makespan or full.messages != result.slices:
+            raise AssertionError(f"postcondition: finite schedule of {full.messages} "
+                                 f"messages ends at {full.makespan}, expected "
+                                 f"{result.slices} messages by {result.makespan}")
+    return result
+
+
+def _positive(value, what: str) -> Fraction:
+    x = parse_exact(value)
+    if x <= 0:
+        raise ValueError(f"the {what} must be > 0, not {value}")
+    return x

@@ -1,0 +1,55 @@
+"""Figures (the optional ``plot`` extra): matplotlib loaded on demand, written atomically.
+
+Exact numbers are drawn as floats: a figure is for the eye, never for a result.
+"""
+
+from __future__ import annotations
+
+import io
+
+from .errors import InputError
+from .fileio import atomic_write_bytes
+
+FORMATS = (".png", ".svg")
+
+
+def pyplot(path, option: str):
+    """matplotlib.pyplot (non-interactive backend), or a one-line user error naming the
+    option when the path has no image suffix or matplotlib is missing."""
+    path = str(path)
+    if not path.lower().endswith(FORMATS):
+        raise InputError(path, option, "the figure is written as .png or .svg")
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        raise InputError(path, option, "needs matplotlib: pip install 'steady[plot]'") \
+            from None
+    return plt
+
+
+def save(plt, fig, path) -> None:
+    """Write the figure in the format its suffix names; atomic (DESIGN.md)."""
+    path = str(path)
+    image = io.BytesIO()
+    fig.savefig(image, format=path.rsplit(".", 1)[1].lower())
+    plt.close(fig)
+    atomic_write_bytes(path, image.getvalue())
+
+
+def ratio_plot(points, path, title: str) -> None:
+    """steady(G, K) / (K·TP) against K (002 Theorem 7), with the Lemma 7 bound 1."""
+    plt = pyplot(path, "--plot")
+    fig, ax = plt.subplots(figsize=(8, 4))
+    ax.step([float(k) for k, _ in points], [float(r) for _, r in points], where="post",
+            label="steady(G, K) / (K·TP)")
+    ax.axhline(1.0, color="0.5", linestyle="--", label="Lemma 7 bound")
+    ax.set_xlabel("horizon K (time units)")
+    ax.set_ylabel("ratio")
+    ax.set_ylim(0, 1.05)
+    ax.set_title(title)
+    ax.legend(loc="lower right")
+    fig.tight_layout()
+    save(plt, fig, path)
