@@ -515,7 +515,22 @@ def build_parser() -> argparse.ArgumentParser:
     si.add_argument("--json", action="store_true", help="machine-readable output")
     si.add_argument("--quiet", action="store_true", help="no progress bar on stderr")
     si.set_defaults(run=_cmd_simulate)
+    _add_package_commands(sub)
     return parser
+
+
+def _add_package_commands(sub) -> None:
+    """The commands of the other seed papers live with their packages (000, 001, 004)."""
+    from .ethernet import commands as ethernet
+    from .grid import commands as grid
+    from .heuristics import commands as heuristics
+
+    ex = sub.add_parser("experiment", help="run a campaign reproducing a paper's tables "
+                        "and figures (CSV + plots)")
+    experiments = ex.add_subparsers(dest="campaign", required=True, metavar="CAMPAIGN")
+    for package in (heuristics, grid, ethernet):
+        package.add_commands(sub)
+        package.add_experiments(experiments)
 
 
 def main(argv=None) -> int:

@@ -39,3 +39,43 @@ class StageBar:
             self.stream.write("\r" + " " * 70 + "\r")
             self.stream.flush()
         return False
+
+
+class CountBar:
+    """``with CountBar(total, "platforms", quiet) as bar: ... bar.advance()``: a bar of
+    finished tasks out of ``total`` with the elapsed time and a naive remaining time."""
+
+    def __init__(self, total: int, label: str = "tasks", quiet: bool = False, stream=None):
+        self.stream = stream or sys.stderr
+        self.total = max(int(total), 0)
+        self.label = label
+        self.enabled = not quiet and hasattr(self.stream, "isatty") and self.stream.isatty()
+        self.start = time.perf_counter()
+        self.done = 0
+        self._draw()
+
+    def advance(self, n: int = 1) -> None:
+        self.done += n
+        self._draw()
+
+    def _draw(self) -> None:
+        if not self.enabled:
+            return
+        width = 24
+        filled = width * self.done // self.total if self.total else width
+        bar = "#" * filled + "." * (width - filled)
+        elapsed = time.perf_counter() - self.start
+        left = (f" ~{elapsed * (self.total - self.done) / self.done:5.0f}s left"
+                if 0 < self.done < self.total else "")
+        self.stream.write(f"\r[{bar}] {self.done}/{self.total} {self.label} "
+                          f"{elapsed:6.1f}s{left}   ")
+        self.stream.flush()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        if self.enabled:
+            self.stream.write("\r" + " " * 78 + "\r")
+            self.stream.flush()
+        return False
