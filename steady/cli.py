@@ -17,13 +17,7 @@ from .errors import InputError
 from .fileio import load_json
 from .numbers import decimal_text, format_exact, parse_exact
 from .platform import FORMAT as PLATFORM_FORMAT
-from .platform import Platform, default_platform
-
-
-def _load_platform(path):
-    if path is None:
-        return default_platform(), "<embedded figure-1>"
-    return Platform.from_file(path), str(path)
+from .platform import Platform, load_platform
 
 
 def load_tree(path, platform) -> dict:
@@ -60,7 +54,7 @@ def load_tree(path, platform) -> dict:
 def _cmd_throughput(args) -> int:
     from .throughput import dag_throughput, throughput, tree_throughput
 
-    platform, origin = _load_platform(args.platform)
+    platform, origin = load_platform(args.platform)
     if args.tree is not None:
         result = tree_throughput(platform, load_tree(args.tree, platform), str(args.tree))
     elif args.dag:
@@ -119,7 +113,7 @@ def _cmd_schedule(args) -> int:
 
     from .progress import StageBar
 
-    platform, origin = _load_platform(args.platform)
+    platform, origin = load_platform(args.platform)
     with StageBar(["exact throughput", "trees and matchings", "verifier", "file"],
                   args.quiet) as bar:
         bar.stage("exact throughput")
@@ -275,7 +269,7 @@ def _optimal_schedule(path, quiet: bool):
     from .schedule import optimal_schedule
     from .throughput import throughput
 
-    platform, _ = _load_platform(path)
+    platform, _ = load_platform(path)
     from .progress import StageBar
 
     with StageBar(["exact throughput", "trees and matchings"], quiet) as bar:
@@ -370,7 +364,7 @@ def _cmd_pipe(args) -> int:
         if slices < 1:
             raise InputError("<command line>", "--slices", f"must be >= 1, not {slices}")
         choice = "given"
-    platform, origin = _load_platform(args.platform)
+    platform, origin = load_platform(args.platform)
     with StageBar(["exact throughput", "exhaustive", "paper's slicing", "geometric scan",
                    "refinement"], args.quiet) as bar:
         bar.stage("exact throughput")

@@ -42,7 +42,8 @@ from fractions import Fraction
 from .errors import InputError
 from .platform import Link, Platform
 
-__all__ = ["random_platform", "mesh_platform", "random_dag_platform", "draw_bandwidth"]
+__all__ = ["random_platform", "mesh_platform", "random_dag_platform", "tiers_platform",
+           "draw_bandwidth"]
 
 #: Seed 000 Table 2: bandwidths ~ Gaussian(mean=100 MB/s, deviation=20 MB/s).
 MEAN_BANDWIDTH = 100
@@ -265,3 +266,127 @@ def random_dag_platform(nodes: int, density: float = 0.1, seed=0, *, slice_size=
             arcs.append((rng.choice(order[:j]), order[j]))
     return _platform(rng, names, arcs, law,
                      name or _default_name("dag", nodes, density, seed), multiport)
+
+
+# -- Tiers-like hierarchical platforms (seed 000 §5.1, Table 3) ----------------------------
+
+#: Seed 000 §5.1: the Tiers platforms "have a density between 0.05 and 0.15".
+TIERS_DENSITY = (0.05, 0.15)
+
+
+def tiers_platform(nodes: int, seed=0, density: float | None = None, *, slice_size=1000,
+                   mean=MEAN_BANDWIDTH, sd=SD_BANDWIDTH, min_bandwidth=MIN_BANDWIDTH,
+                   multiport: bool = False, name: str | None = None) -> Platform:
+    """A three-level WAN / MAN / LAN platform in the manner of Tiers (Calvert, Doar and
+    Zegura), the "realistic" platforms of seed 000 §5.1 and Table 3 (30 and 65 nodes).
+
+    Tiers itself is not available, so its construction is followed in spirit:
+
+    * **Levels.**  About a sixth of the nodes form the WAN (at least 2), half of the rest
+      the MANs (networks of about 4 nodes), the others the LANs (networks of about 5).
+    * **Inside a network**, nodes get random positions in the unit square and are joined
+      by the Euclidean minimum spanning tree (Tiers' intra-network construction); a LAN
+      is a star around its first node, its hub (Tiers' LANs are stars).
+    * **Between levels**, every MAN hangs below a uniformly drawn WAN node by one link from
+      a uniformly drawn node of the MAN; every LAN hub hangs below a uniformly drawn node
+      of a uniformly drawn MAN.  The result is a tree: every node is reachable.
+    * **Redundancy** (Tiers' R parameters): links are added, uniformly among the pairs
+      Tiers may make redundant (inside the WAN, inside a MAN, MAN node - WAN node, LAN hub -
+      node of its MAN; never at a LAN leaf), until the platform has
+      ``round(density · n(n-1)/2)`` links or the pool is empty.  ``density=None`` draws it
+      uniformly in :data:`TIERS_DENSITY` (the paper's range); the tree alone may already
+      exceed a small target (29 links at 30 nodes is density 0.067), then nothing is added.
+    * Every link is both arcs, each with its own bandwidth from the law of
+      :func:`random_platform` (000 §5.1: "the same distribution for the values of T_uv").
+    * The source ``"P0"`` is a WAN node; the other names are shuffled so that index-based
+      heuristics (Binomial Tree, 000 Alg 4) see no trace of the hierarchy.
+
+    >>> p = tiers_platform(30, seed=2)
+    >>> len(p.nodes), p.source
+    (30, 'P0')
+    """
+    origin = "tiers_platform"
+    names = _names(nodes, origin)
+    if nodes < 8:
+        raise InputError(origin, "nodes", f"a WAN / MAN / LAN hierarchy needs >= 8 nodes, "
+                         f"got {nodes}")
+    law = _law(slice_size, mean, sd, min_bandwidth, origin)
+    rng = random.Random(seed)
+    if density is None:
+        density = rng.uniform(*TIERS_DENSITY)
+    density = _check_density(density, origin)
+    order = [names[0]] + rng.sample(names[1:], nodes - 1)
+    wan, mans, lans = _tiers_levels(order)
+    edges = _tiers_tree(rng, wan, mans, lans)
+    pool = _tiers_redundancy_pool(wan, mans, lans, edges)
+    target = round(density * nodes * (nodes - 1) / 2)
+    rng.shuffle(pool)
+    edges.extend(pool[:max(0, target - len(edges))])
+    arcs = [arc for u, v in edges for arc in ((u, v), (v, u))]
+    return _platform(rng, names, arcs, law,
+                     name or _default_name("tiers", nodes, None, seed), multiport)
+
+
+def _tiers_levels(order: list[str]):
+    """Split the nodes (source first) into the WAN, the MANs and the LANs."""
+    n = len(order)
+    n_wan = max(2, n // 6)
+    n_man = (n - n_wan) // 2
+    wan, man_nodes, lan_nodes = order[:n_wan], order[n_wan:n_wan + n_man], order[n_wan + n_man:]
+    return wan, _split(man_nodes, 4), _split(lan_nodes, 5)
+
+
+def _split(nodes: list[str], size: int) -> list[list[str]]:
+    """``nodes`` in ``max(1, len // size)`` networks of near-equal sizes."""
+    k = max(1, len(nodes) // size)
+    return [nodes[i::k] for i in range(k)]
+
+
+def _tiers_tree(rng: random.Random, wan, mans, lans) -> list[tuple[str, str]]:
+    edges = _euclidean_mst(rng, wan)
+    for man in mans:
+        edges += _euclidean_mst(rng, man)
+        edges.append((rng.choice(wan), rng.choice(man)))
+    for lan in lans:
+        hub = lan[0]
+        edges += [(hub, leaf) for leaf in lan[1:]]
+        edges.append((rng.choice(rng.choice(mans)), hub))
+    return edges
+
+
+def _euclidean_mst(rng: random.Random, network: list[str]) -> list[tuple[str, str]]:
+    """Prim's minimum spanning tree on random positions (floats only place the nodes:
+    they choose a tree, never a number of the result)."""
+    where = {v: (rng.random(), rng.random()) for v in network}
+
+    def distance(u, v):
+        return (where[u][0] - where[v][0]) ** 2 + (where[u][1] - where[v][1]) ** 2
+
+    inside, edges = [network[0]], []
+    while len(inside) < len(network):
+        u, v = min(((u, v) for u in inside for v in network if v not in inside),
+                   key=lambda e: distance(*e))
+        inside.append(v)
+        edges.append((u, v))
+    return edges
+
+
+def _tiers_redundancy_pool(wan, mans, lans, edges) -> list[tuple[str, str]]:
+    """The pairs Tiers may add as redundant links, minus those already linked, in a
+    fixed order (the caller shuffles it with the platform's generator)."""
+    taken = {frozenset(e) for e in edges}
+    man_of = {v: man for man in mans for v in man}
+    pairs = []
+    for network in [wan, *mans]:
+        pairs += [(u, v) for i, u in enumerate(network) for v in network[i + 1:]]
+    pairs += [(w, v) for man in mans for v in man for w in wan]
+    for lan in lans:
+        hub = lan[0]
+        parent = next(u for u, v in edges if v == hub and u in man_of)
+        pairs += [(u, hub) for u in man_of[parent]]
+    pool = []
+    for pair in pairs:
+        if frozenset(pair) not in taken:
+            taken.add(frozenset(pair))
+            pool.append(pair)
+    return pool

@@ -384,3 +384,11 @@ def default_platform() -> Platform:
 
     text = files("steady").joinpath("data/figure1.json").read_text(encoding="utf-8")
     return _from_document(loads_json(text, "<embedded figure-1>"), "<embedded figure-1>")
+
+
+def load_platform(path) -> tuple[Platform, str]:
+    """(platform, origin) of a command's optional PLATFORM argument: the file, or the
+    embedded default when ``path`` is None."""
+    if path is None:
+        return default_platform(), "<embedded figure-1>"
+    return Platform.from_file(path), str(path)

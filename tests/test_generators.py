@@ -9,7 +9,8 @@ import networkx as nx
 import pytest
 
 from steady import InputError, Platform
-from steady.generators import mesh_platform, random_dag_platform, random_platform
+from steady.generators import (TIERS_DENSITY, mesh_platform, random_dag_platform,
+                               random_platform, tiers_platform)
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
 
@@ -32,6 +33,7 @@ GENERATORS = [
     lambda seed: random_platform(25, 0.1, seed, bidirectional=False),
     lambda seed: mesh_platform(25, seed),
     lambda seed: random_dag_platform(25, 0.1, seed),
+    lambda seed: tiers_platform(30, seed),
 ]
 
 
@@ -203,6 +205,8 @@ def test_multiport_send_overhead_is_80_percent_of_cheapest_arc():
     (lambda: mesh_platform(4, in_degree=0), "in_degree"),
     (lambda: random_dag_platform(0, 0.1), "nodes"),
     (lambda: random_dag_platform(5, 2), "density"),
+    (lambda: tiers_platform(7), "nodes"),
+    (lambda: tiers_platform(30, density=1.2), "density"),
 ])
 def test_bad_arguments(call, element):
     with pytest.raises(InputError) as info:
@@ -215,3 +219,39 @@ def test_names():
     assert mesh_platform(65).name == "mesh-65-s0"
     assert random_dag_platform(5, 0.2, seed=3).name == "dag-5-d0.2-s3"
     assert random_platform(10, name="mine").name == "mine"
+
+
+# -- Tiers-like platforms (000 §5.1, Table 3) -------------------------------------------
+
+@pytest.mark.parametrize("nodes", [8, 30, 65])
+@pytest.mark.parametrize("seed", range(5))
+def test_tiers_platforms_are_valid_symmetric_and_in_the_papers_density(nodes, seed):
+    p = tiers_platform(nodes, seed)
+    assert len(p.nodes) == nodes and p.source == "P0" and reachable_from_source(p)
+    assert all(p.has_link(l.head, l.tail) for l in p.links)
+    pairs = len(linked_pairs(p))
+    tree_only = pairs == nodes - 1
+    density = pairs / (nodes * (nodes - 1) / 2)
+    # the drawn target is in the paper's range; only a tree that already exceeds it, or
+    # an exhausted redundancy pool on tiny platforms, moves the density out of it
+    assert tree_only or TIERS_DENSITY[0] - 1e-9 <= density <= TIERS_DENSITY[1] + 0.01 \
+        or nodes == 8
+
+
+def test_tiers_density_is_honoured_when_the_pool_allows():
+    for seed in range(4):
+        p = tiers_platform(65, seed, density=0.1)
+        assert len(linked_pairs(p)) == round(0.1 * 65 * 64 / 2)
+
+
+def test_tiers_is_hierarchical_lan_leaves_have_one_neighbour():
+    # LANs are stars: a quarter or more of the nodes are leaves with a single neighbour,
+    # which a uniform random graph of the same density almost never has.
+    p = tiers_platform(65, seed=1, density=0.15)
+    leaves = [v for v in p.nodes if len(p.out_links(v)) == 1]
+    assert len(leaves) >= 65 // 4
+
+
+def test_tiers_multiport_gets_send_overheads():
+    p = tiers_platform(30, seed=3, multiport=True)
+    assert set(p.send_overhead) == set(p.nodes)
