@@ -1,0 +1,23 @@
+"""The header rules shared by this package's versioned JSON formats
+(``steady-ethernet-cluster``, ``steady-plogp``): an object, no unknown key, the right
+``format`` and ``version``."""
+
+from __future__ import annotations
+
+from ..errors import InputError
+
+
+def check_header(doc, origin: str, fmt: str, version: int, keys) -> None:
+    """Raise an :class:`InputError` naming the element unless ``doc`` is a ``fmt``
+    version ``version`` object whose keys are all in ``keys``."""
+    if not isinstance(doc, dict):
+        raise InputError(origin, "document", f"a {fmt} document is a JSON object")
+    unknown = sorted(set(doc) - set(keys))
+    if unknown:
+        raise InputError(origin, f"key {unknown[0]!r}", "unknown key (allowed: "
+                         + ", ".join(sorted(keys)) + ")")
+    if doc.get("format") != fmt:
+        raise InputError(origin, "format", f"expected {fmt!r}, got {doc.get('format')!r}")
+    if doc.get("version") != version:
+        raise InputError(origin, "version", f"unsupported version {doc.get('version')!r} "
+                         f"(this steady reads version {version})")

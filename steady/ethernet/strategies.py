@@ -1,0 +1,51 @@
+"""Public hypothesis strategies for switched clusters (seed 004 §3).
+
+Use them in your own property-based tests::
+
+    from hypothesis import given
+    from steady.ethernet.strategies import switched_clusters
+
+    @given(switched_clusters(max_machines=12))
+    def test_my_tree_spans(cluster):
+        ...
+
+Every cluster drawn is valid by construction (never filtered): switch ``s_t`` (t >= 1)
+links to a drawn earlier switch, which gives every tree shape; each machine attaches to
+a drawn switch; the root is a drawn machine, and the links are listed in a drawn order
+(which changes Algorithm 1's depth-first order).  Shrinks towards one switch, few
+machines, root ``n0`` and the links in their natural order.
+"""
+
+from __future__ import annotations
+
+from hypothesis import strategies as st
+from hypothesis.errors import InvalidArgument
+
+from .cluster import Cluster
+
+__all__ = ["switched_clusters"]
+
+
+@st.composite
+def _clusters(draw, max_machines: int, max_switches: int, min_machines: int):
+    switches = draw(st.integers(1, max_switches))
+    machines = draw(st.integers(min_machines, max_machines))
+    names_s = [f"s{t}" for t in range(switches)]
+    names_m = [f"n{v}" for v in range(machines)]
+    links = [(names_s[draw(st.integers(0, t - 1))], names_s[t]) for t in range(1, switches)]
+    links += [(names_m[v], names_s[draw(st.integers(0, switches - 1))])
+              for v in range(machines)]
+    order = draw(st.permutations(range(len(links))))
+    root = names_m[draw(st.integers(0, machines - 1))]
+    return Cluster(names_s, names_m, [links[p] for p in order], root)
+
+
+def switched_clusters(max_machines: int = 16, max_switches: int = 6,
+                      min_machines: int = 1) -> st.SearchStrategy:
+    """Valid :class:`~steady.ethernet.cluster.Cluster` objects with
+    ``min_machines..max_machines`` machines and ``1..max_switches`` switches.
+
+    Example: ``@given(switched_clusters(max_machines=8, max_switches=4))``."""
+    if not 1 <= min_machines <= max_machines or max_switches < 1:
+        raise InvalidArgument("need 1 <= min_machines <= max_machines and max_switches >= 1")
+    return _clusters(max_machines, max_switches, min_machines)
