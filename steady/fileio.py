@@ -26,6 +26,21 @@ def loads_json(text: str, origin: str):
         raise InputError(origin, "document", f"malformed JSON: {exc}") from None
 
 
+def check_version(doc: dict, origin: str, version: int, required: bool = True) -> None:
+    """The ``version`` of a versioned steady document must be the integer ``version``.
+
+    ``type() is int`` and not ``==``: JSON ``true`` and ``1.0`` (read as Decimal) compare
+    equal to 1 in Python, but neither is version 1."""
+    if "version" not in doc:
+        if required:
+            raise InputError(origin, "version", f"missing (expected {version})")
+        return
+    found = doc["version"]
+    if type(found) is not int or found != version:
+        raise InputError(origin, "version", f"unsupported version {found!r} "
+                         f"(this steady reads version {version})")
+
+
 def load_json(path) -> object:
     """Read and parse a JSON file; every failure becomes an :class:`InputError`."""
     origin = str(path)

@@ -18,7 +18,7 @@ from types import MappingProxyType
 from typing import Iterable, Mapping
 
 from .errors import InputError
-from .fileio import atomic_write_text, load_json, loads_json
+from .fileio import atomic_write_text, check_version, load_json, loads_json
 from .numbers import format_exact, parse_exact
 
 FORMAT = "steady-platform"
@@ -273,9 +273,7 @@ def _from_document(doc, origin: str) -> Platform:
                          + ", ".join(sorted(_TOP_KEYS)) + ")")
     if doc.get("format", FORMAT) != FORMAT:
         raise InputError(origin, "format", f"expected {FORMAT!r}, got {doc['format']!r}")
-    if "version" in doc and doc["version"] != VERSION:
-        raise InputError(origin, "version", f"unsupported version {doc['version']!r} "
-                         f"(this steady reads version {VERSION})")
+    check_version(doc, origin, VERSION, required=False)
     name = doc.get("name", "")
     if not isinstance(name, str):
         raise InputError(origin, "name", "must be a string")

@@ -32,7 +32,7 @@ from types import MappingProxyType
 from typing import Mapping
 
 from .errors import InputError
-from .fileio import atomic_write_text, load_json
+from .fileio import atomic_write_text, check_version, load_json
 from .numbers import format_exact, int_text, many_digits, parse_exact
 from .platform import Platform
 
@@ -382,11 +382,7 @@ def _from_document(doc, origin: str) -> Schedule:
         raise InputError(origin, "format", f"missing (expected {FORMAT!r})")
     if doc["format"] != FORMAT:
         raise InputError(origin, "format", f"expected {FORMAT!r}, got {doc['format']!r}")
-    if "version" not in doc:
-        raise InputError(origin, "version", f"missing (expected {VERSION})")
-    if doc["version"] != VERSION or isinstance(doc["version"], bool):
-        raise InputError(origin, "version", f"unsupported version {doc['version']!r} "
-                         f"(this steady reads version {VERSION})")
+    check_version(doc, origin, VERSION)
     for key in _REQUIRED:
         _required(doc, key, origin, "")
     try:

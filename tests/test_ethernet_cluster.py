@@ -68,6 +68,8 @@ def valid_doc():
 @pytest.mark.parametrize("change, element", [
     (lambda d: d.update(format="steady-platform"), "format"),
     (lambda d: d.update(version=2), "version"),
+    (lambda d: d.update(version=True), "version"),     # JSON true == 1 in Python
+    (lambda d: d.update(version=1.0), "version"),
     (lambda d: d.update(colour="red"), "key 'colour'"),
     (lambda d: d.pop("root"), "root"),
     (lambda d: d.update(root="s0"), "root"),

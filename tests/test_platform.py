@@ -302,6 +302,11 @@ def test_wrong_format_and_version():
                 "format", "expected 'steady-platform'")
     input_error(parse(doc([arc("S", "A", cost=1)], version=2)), ORIGIN, "version",
                 "unsupported version 2")
+    # JSON true and 1.0 equal 1 in Python, but are not version 1
+    input_error(parse(doc([arc("S", "A", cost=1)], version=True)), ORIGIN, "version",
+                "unsupported version True")
+    input_error(parse(doc([arc("S", "A", cost=1)], version=Decimal("1.0"))), ORIGIN,
+                "version", "unsupported version Decimal('1.0')")
 
 
 def test_document_not_an_object():

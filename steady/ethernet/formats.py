@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 from ..errors import InputError
+from ..fileio import check_version
 
 
 def check_header(doc, origin: str, fmt: str, version: int, keys) -> None:
@@ -18,6 +19,4 @@ def check_header(doc, origin: str, fmt: str, version: int, keys) -> None:
                          + ", ".join(sorted(keys)) + ")")
     if doc.get("format") != fmt:
         raise InputError(origin, "format", f"expected {fmt!r}, got {doc.get('format')!r}")
-    if doc.get("version") != version:
-        raise InputError(origin, "version", f"unsupported version {doc.get('version')!r} "
-                         f"(this steady reads version {version})")
+    check_version(doc, origin, version)
