@@ -276,7 +276,8 @@ TIERS_DENSITY = (0.05, 0.15)
 
 def tiers_platform(nodes: int, seed=0, density: float | None = None, *, slice_size=1000,
                    mean=MEAN_BANDWIDTH, sd=SD_BANDWIDTH, min_bandwidth=MIN_BANDWIDTH,
-                   multiport: bool = False, name: str | None = None) -> Platform:
+                   multiport: bool = False, lan_redundancy: int = 1,
+                   name: str | None = None) -> Platform:
     """A three-level WAN / MAN / LAN platform in the manner of Tiers (Calvert, Doar and
     Zegura), the "realistic" platforms of seed 000 §5.1 and Table 3 (30 and 65 nodes).
 
@@ -296,6 +297,12 @@ def tiers_platform(nodes: int, seed=0, density: float | None = None, *, slice_si
       ``round(density · n(n-1)/2)`` links or the pool is empty.  ``density=None`` draws it
       uniformly in :data:`TIERS_DENSITY` (the paper's range); the tree alone may already
       exceed a small target (29 links at 30 nodes is density 0.067), then nothing is added.
+    * **LAN redundancy** (Tiers' RL, default 1: stars, every LAN leaf single-homed).
+      With ``lan_redundancy = r >= 2`` each LAN leaf is also linked to r - 1 other nodes
+      of its LAN drawn uniformly (fewer if the LAN is small), before the density target
+      is filled.  With r = 1, a hub must send every message to each of its leaves, so
+      its out-port fixes the optimum of almost every platform (a trivial bottleneck:
+      ``steady.experiments.stp.single_port_bound``).
     * Every link is both arcs, each with its own bandwidth from the law of
       :func:`random_platform` (000 §5.1: "the same distribution for the values of T_uv").
     * The source ``"P0"`` is a WAN node; the other names are shuffled so that index-based
@@ -318,6 +325,10 @@ def tiers_platform(nodes: int, seed=0, density: float | None = None, *, slice_si
     order = [names[0]] + rng.sample(names[1:], nodes - 1)
     wan, mans, lans = _tiers_levels(order)
     edges = _tiers_tree(rng, wan, mans, lans)
+    if lan_redundancy < 1:
+        raise InputError(origin, "lan_redundancy", f"links per LAN leaf, >= 1, got "
+                         f"{lan_redundancy}")
+    edges += _lan_redundancy(rng, lans, lan_redundancy)
     pool = _tiers_redundancy_pool(wan, mans, lans, edges)
     target = round(density * nodes * (nodes - 1) / 2)
     rng.shuffle(pool)
@@ -352,6 +363,20 @@ def _tiers_tree(rng: random.Random, wan, mans, lans) -> list[tuple[str, str]]:
         edges += [(hub, leaf) for leaf in lan[1:]]
         edges.append((rng.choice(rng.choice(mans)), hub))
     return edges
+
+
+def _lan_redundancy(rng: random.Random, lans, r: int) -> list[tuple[str, str]]:
+    """r - 1 extra links from every LAN leaf to other nodes of its LAN (Tiers' RL),
+    never twice the same pair."""
+    extra, taken = [], set()
+    for lan in lans:
+        for leaf in lan[1:]:
+            others = [v for v in lan[1:] if v != leaf
+                      and frozenset((leaf, v)) not in taken]
+            for v in rng.sample(others, min(r - 1, len(others))):
+                taken.add(frozenset((leaf, v)))
+                extra.append((leaf, v))
+    return extra
 
 
 def _euclidean_mst(rng: random.Random, network: list[str]) -> list[tuple[str, str]]:

@@ -27,8 +27,8 @@ from hypothesis.errors import InvalidArgument
 from .numbers import parse_exact
 from .platform import Link, Platform
 
-__all__ = ["exact_costs", "decimal_costs", "platforms", "spanning_trees",
-           "platforms_with_tree", "relabelings"]
+__all__ = ["exact_costs", "decimal_costs", "platforms", "multiport_platforms",
+           "spanning_trees", "platforms_with_tree", "relabelings"]
 
 
 def exact_costs(max_numerator: int = 12, max_denominator: int = 6) -> st.SearchStrategy:
@@ -142,6 +142,30 @@ def platforms(min_nodes: int = 2, max_nodes: int = 7, density: float = 0.4,
 
     return build()
 
+
+def multiport_platforms(*args, **kwargs) -> st.SearchStrategy:
+    """Platforms from :func:`platforms` (same arguments) with a ``send_overhead`` for
+    every node that has an out-link, as the multi-port model of seed 000 §2.2 / §3.2
+    needs: send_u = k/5 of u's cheapest out-link, k drawn in 1..5 (000 §2.1 assumes the
+    sender's overhead is at most the link's occupation; §5.1 uses k = 4).
+
+    Example::
+
+        @given(multiport_platforms(max_nodes=5))
+        def test_multi_port_tree(platform):
+            assert platform.send_overhead
+    """
+
+    @st.composite
+    def build(draw) -> Platform:
+        p = draw(platforms(*args, **kwargs))
+        send = {u: Fraction(draw(st.integers(1, 5)), 5)
+                * min(link.cost for link in p.out_links(u))
+                for u in p.nodes if p.out_links(u)}
+        return Platform(p.source, p.links, p.nodes, send_overhead=send,
+                        origin="<strategies.multiport_platforms>")
+
+    return build()
 
 
 def spanning_trees(platform: Platform) -> st.SearchStrategy:

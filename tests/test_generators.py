@@ -66,6 +66,10 @@ def test_samples_are_what_the_generators_produce():
             == random_platform(n, density=0.1, seed=0).to_dict()
     assert Platform.from_file(SAMPLES / "mesh-65.json").to_dict() \
         == mesh_platform(65, seed=0, in_degree=3).to_dict()
+    assert Platform.from_file(SAMPLES / "random-20-multiport.json").to_dict() \
+        == random_platform(20, density=0.12, seed=0, multiport=True).to_dict()
+    assert Platform.from_file(SAMPLES / "tiers-30.json").to_dict() \
+        == tiers_platform(30, seed=0, multiport=True).to_dict()
 
 
 # -- validity ---------------------------------------------------------------------------
@@ -250,6 +254,19 @@ def test_tiers_is_hierarchical_lan_leaves_have_one_neighbour():
     p = tiers_platform(65, seed=1, density=0.15)
     leaves = [v for v in p.nodes if len(p.out_links(v)) == 1]
     assert len(leaves) >= 65 // 4
+
+
+def test_tiers_lan_redundancy_removes_the_single_homed_leaves():
+    """Tiers' RL: with 2 links per LAN leaf, the leaves of the stars get a second
+    neighbour inside their LAN; the node count and the source stay."""
+    stars = tiers_platform(65, seed=1, density=0.15)
+    redundant = tiers_platform(65, seed=1, density=0.15, lan_redundancy=2)
+    single = [v for v in stars.nodes if len(stars.out_links(v)) == 1]
+    assert len(single) >= 65 // 4
+    assert sum(len(redundant.out_links(v)) == 1 for v in redundant.nodes) < len(single) // 4
+    assert redundant.nodes == stars.nodes and redundant.source == stars.source
+    with pytest.raises(InputError, match="lan_redundancy"):
+        tiers_platform(30, lan_redundancy=0)
 
 
 def test_tiers_multiport_gets_send_overheads():

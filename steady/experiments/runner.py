@@ -24,6 +24,33 @@ from ..progress import CountBar
 BACKENDS = ("loky", "dask")
 
 
+def add_campaign_options(parser, out: str, jobs: int = 1) -> None:
+    """The options every ``steady experiment`` campaign shares: workers, backend,
+    output folder, plots, progress bar (``--backend`` is checked by
+    :func:`parallel_map`, which gives the one-line error of DESIGN.md)."""
+    parser.add_argument("--jobs", type=int, default=jobs, metavar="N",
+                        help=f"worker processes (default {jobs})")
+    parser.add_argument("--backend", default="loky", metavar="loky|dask",
+                        help="loky (default, local processes) or dask (a dask.distributed "
+                             "cluster: the 'dask' extra)")
+    parser.add_argument("--scheduler", metavar="ADDRESS", help="with --backend dask: the "
+                        "scheduler's address (default: a local cluster of --jobs workers)")
+    parser.add_argument("--out", default=out, metavar="DIR",
+                        help=f"output folder (default ./{out})")
+    parser.add_argument("--no-plots", action="store_true", help="CSV and report only")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar on stderr")
+
+
+def check_workers(jobs: int, backend: str) -> None:
+    """``--jobs`` and ``--backend`` as one-line InputErrors (a campaign calls this before
+    it creates its output folder)."""
+    if backend not in BACKENDS:
+        raise InputError("<command line>", "--backend", f"unknown backend {backend!r}; "
+                         f"choose one of {', '.join(BACKENDS)}")
+    if jobs < 1:
+        raise InputError("<command line>", "--jobs", f"{jobs}: needs at least one worker")
+
+
 def parallel_map(function: Callable, items: Iterable, *, jobs: int = 1,
                  backend: str = "loky", scheduler: str | None = None,
                  quiet: bool = False, label: str = "tasks") -> list:
@@ -34,11 +61,7 @@ def parallel_map(function: Callable, items: Iterable, *, jobs: int = 1,
     a local cluster of ``jobs`` workers when none is given.
     """
     items = list(items)
-    if backend not in BACKENDS:
-        raise InputError("<command line>", "--backend", f"unknown backend {backend!r}; "
-                         f"choose one of {', '.join(BACKENDS)}")
-    if jobs < 1:
-        raise InputError("<command line>", "--jobs", f"{jobs}: needs at least one worker")
+    check_workers(jobs, backend)
     with CountBar(len(items), label, quiet) as bar:
         if jobs == 1 and backend == "loky":
             results = []
@@ -124,3 +147,14 @@ def _cell(x):
     if isinstance(x, Fraction):
         return str(x.numerator) if x.denominator == 1 else f"{x.numerator}/{x.denominator}"
     return x
+
+
+def option_list(text: str, option: str, convert: Callable, example: str) -> list:
+    """The values of a comma-separated command-line option (``--nodes 10,20,30``),
+    converted by ``convert`` (``int``, ``float``); a one-line InputError otherwise."""
+    try:
+        return [convert(x) for x in text.split(",")]
+    except ValueError:
+        raise InputError("<command line>", option, f"{text!r}: expected "
+                         f"{convert.__name__} values separated by commas, e.g. "
+                         f"{example}") from None

@@ -1,4 +1,4 @@
-"""Command-line commands of this package, registered by :mod:`steady.cli`.
+"""Command-line commands of seed 000: ``steady heuristics`` and ``steady experiment stp``.
 
 Only argparse wiring lives at the top of this module; each command imports the
 computing modules when it runs, so that ``steady --help`` stays fast.
@@ -6,10 +6,185 @@ computing modules when it runs, so that ``steady --help`` stays fast.
 
 from __future__ import annotations
 
+import json
+from fractions import Fraction
+
+from ..errors import InputError
+from ..experiments.runner import add_campaign_options, option_list
+
+MODELS = ("one-port", "multi-port")
+
 
 def add_commands(sub) -> None:
-    """Add this package's top-level commands to the ``steady`` subparsers ``sub``."""
+    """Add ``steady heuristics`` to the ``steady`` subparsers ``sub``."""
+    he = sub.add_parser("heuristics", help="single-tree pipelined broadcast: every heuristic "
+                        "of seed 000 against the exact optima",
+                        description="Every heuristic's broadcast tree and its exact "
+                                    "throughput (seed 000), the MTP optimum (several trees, "
+                                    "002 §5.2) and the exact best single tree.")
+    he.add_argument("platform", nargs="?", help="steady-platform v1 file (default: the "
+                    "embedded platform of 002 Figure 1)")
+    he.add_argument("--model", choices=MODELS, default="one-port",
+                    help="one-port (default) or multi-port (000 §3.2; needs the "
+                         "platform's send_overhead)")
+    he.add_argument("--best-tree", type=float, default=10.0, metavar="SECONDS",
+                    help="time limit of the exact best-tree search (default 10; 0: skip)")
+    he.add_argument("--json", action="store_true", help="machine-readable output")
+    he.set_defaults(run=_cmd_heuristics)
 
 
 def add_experiments(experiments) -> None:
-    """Add this package's campaigns to the ``steady experiment`` subparsers."""
+    """Add the ``stp`` campaign (seed 000 §5) to ``steady experiment``."""
+    ex = experiments.add_parser("stp", help="seed 000 §5: heuristics on random (Table 2) "
+                                "or Tiers-like (Table 3) platforms",
+                                description="For every generated platform: every heuristic's "
+                                            "throughput relative to the MTP optimum and to "
+                                            "the exact best tree; CSV files, Figures 4(a), "
+                                            "4(b), 5, Table 3 and a report in --out.")
+    ex.add_argument("--platforms", choices=("random", "tiers"), default="random")
+    ex.add_argument("--nodes", metavar="N,N,...", help="sizes (default: 10,20,30,40,50 "
+                    "for random, 30,65 for tiers)")
+    ex.add_argument("--density", metavar="D,D,...", help="densities (default: "
+                    "0.04,0.08,0.12,0.16,0.20 for random; tiers: drawn in [0.05, 0.15])")
+    ex.add_argument("--repeats", type=int, metavar="R", help="platforms per configuration "
+                    "(default: 10 for random as in Table 2, 100 for tiers as in §5.1)")
+    ex.add_argument("--seed", type=int, default=0, help="campaign seed (default 0)")
+    ex.add_argument("--best-tree", type=float, default=0.0, metavar="SECONDS",
+                    help="also compute the exact best tree with this time limit per "
+                         "platform and model (default 0: skip)")
+    ex.add_argument("--lan-redundancy", type=int, default=1, metavar="R",
+                    help="tiers: links per LAN leaf (Tiers' RL; default 1, stars: the "
+                         "hubs' out-ports then fix almost every optimum)")
+    ex.add_argument("--one-port-only", action="store_true",
+                    help="skip the multi-port model (Figure 5)")
+    add_campaign_options(ex, "stp-campaign")
+    ex.set_defaults(run=_cmd_experiment)
+
+
+# -- steady heuristics ----------------------------------------------------------------------
+
+def _cmd_heuristics(args) -> int:
+    from ..numbers import decimal_text, format_exact
+    from ..platform import load_platform
+    from ..throughput import throughput
+    from .models import send_overheads
+    from .registry import run_heuristics
+
+    platform, origin = load_platform(args.platform)
+    if args.model == "multi-port":
+        send_overheads(platform, origin)
+    if args.best_tree < 0:
+        raise InputError("<command line>", "--best-tree", "a time limit is >= 0 seconds")
+    lp = throughput(platform)
+    results = run_heuristics(platform, args.model, lp=lp)
+    optimum = _optimum(platform, args.model, lp)
+    best = _best(platform, args.model, args.best_tree)
+    if args.json:
+        doc = {name: {"throughput": format_exact(r.throughput), "ratio":
+                      format_exact(r.throughput / optimum), "tree": _edges(r.parent)}
+               for name, r in results.items()}
+        for name, r in results.items():
+            if r.routes:    # logical edges that are no link: the paths their copies take
+                doc[name]["routes"] = [list(path) for path in r.routes.values()]
+        doc["model"] = args.model
+        doc["optimum"] = format_exact(optimum)
+        if best is not None:
+            doc["best_tree"] = {"throughput": format_exact(best.throughput),
+                                "upper_bound": format_exact(best.upper_bound),
+                                "optimal": best.optimal, "method": best.method,
+                                "tree": _edges(best.parent)}
+        print(json.dumps(doc, indent=1))
+        return 0
+    reference = ("MTP optimum (one-port LP, several trees)" if args.model == "one-port"
+                 else "multi-port bound (several trees)")
+    print(f"platform   {platform.name or origin} ({len(platform.nodes)} nodes, "
+          f"{len(platform.links)} links, source {platform.source}), model {args.model}")
+    print(f"optimum    {format_exact(optimum)} (~{decimal_text(optimum)}): {reference}")
+    if best is not None:
+        status = "proven optimal" if best.optimal else \
+            f"time limit; proven <= {format_exact(best.upper_bound)}"
+        print(f"best tree  {format_exact(best.throughput)} (~{decimal_text(best.throughput)}"
+              f", {float(best.throughput / optimum):.1%}): {status} ({best.method})")
+    print()
+    width = max(len(n) for n in results)
+    for name, r in results.items():
+        print(f"{name:<{width}}  {format_exact(r.throughput):>14}  "
+              f"{float(r.throughput / optimum):6.1%}  {_tree_text(r.parent, r.routes)}")
+    return 0
+
+
+def _optimum(platform, model: str, lp) -> Fraction:
+    if model == "one-port":
+        return lp.throughput
+    from .multiport_bound import multiport_bound
+
+    return multiport_bound(platform).throughput
+
+
+def _best(platform, model: str, limit: float):
+    if limit == 0:
+        return None
+    from .best_tree import best_tree
+
+    return best_tree(platform, model, time_limit=limit)
+
+
+def _edges(parent: dict) -> list[list[str]]:
+    return [[p, c] for c, p in parent.items()]
+
+
+def _tree_text(parent: dict, routes: dict, most: int = 8) -> str:
+    edges = [f"{p}->{c}" + (f" (via {','.join(routes[(p, c)][1:-1])})"
+                            if (p, c) in routes else "") for c, p in parent.items()]
+    more = f" … (+{len(edges) - most})" if len(edges) > most else ""
+    return " ".join(edges[:most]) + more
+
+
+# -- steady experiment stp -----------------------------------------------------------------
+
+def _cmd_experiment(args) -> int:
+    from pathlib import Path
+
+    from ..experiments import stp
+    from ..experiments.runner import parallel_map
+    from ..experiments.stp_report import PAPER_LABELS, write_outputs
+
+    kind = args.platforms
+    nodes = _int_list(args.nodes, "--nodes") if args.nodes else (
+        stp.TABLE2_NODES if kind == "random" else stp.TIERS_NODES)
+    densities = _float_list(args.density, "--density") if args.density else (
+        stp.TABLE2_DENSITIES if kind == "random" else (None,))
+    repeats = args.repeats if args.repeats is not None else stp.DEFAULT_REPEATS[kind]
+    if repeats < 1:
+        raise InputError("<command line>", "--repeats", f"{repeats}: need at least 1")
+    if args.best_tree < 0:
+        raise InputError("<command line>", "--best-tree", "a time limit is >= 0 seconds")
+    if kind == "tiers" and min(nodes) < 8:
+        raise InputError("<command line>", "--nodes", "Tiers-like platforms need >= 8 nodes")
+    if args.lan_redundancy < 1 or (args.lan_redundancy > 1 and kind != "tiers"):
+        raise InputError("<command line>", "--lan-redundancy", "links per LAN leaf, >= 1, "
+                         "for --platforms tiers")
+    todo = stp.tasks(kind, nodes, densities, repeats, args.seed,
+                     multiport=not args.one_port_only, best_tree_limit=args.best_tree,
+                     lan_redundancy=args.lan_redundancy)
+    rows = parallel_map(stp.evaluate, todo, jobs=args.jobs, backend=args.backend,
+                        scheduler=args.scheduler, quiet=args.quiet, label="platforms")
+    written = write_outputs(rows, kind, Path(args.out), PAPER_LABELS,
+                            plots=not args.no_plots)
+    print((Path(args.out) / "report.md").read_text(encoding="utf-8"), end="")
+    print("written: " + ", ".join(str(p) for p in written))
+    return 0
+
+
+def _int_list(text: str, option: str) -> list[int]:
+    values = option_list(text, option, int, "10,20,30")
+    if min(values) < 2:
+        raise InputError("<command line>", option, "a platform needs >= 2 nodes")
+    return values
+
+
+def _float_list(text: str, option: str) -> list[float]:
+    values = option_list(text, option, float, "0.04,0.12")
+    if not all(0 <= v <= 1 for v in values):
+        raise InputError("<command line>", option, "a density is in [0, 1]")
+    return values

@@ -35,6 +35,25 @@ def send_overheads(platform, origin: str = "<platform>") -> Mapping[str, Fractio
     return platform.send_overhead
 
 
+def require_model(platform, model: str) -> None:
+    """ValueError for an unknown model; InputError when the multi-port model meets a
+    platform without the send overheads it needs."""
+    if model not in MODELS:
+        raise ValueError(f"unknown model {model!r}; choose one of {MODELS}")
+    if model == "multi-port":
+        send_overheads(platform)
+
+
+def assert_arborescence(platform, parent: Mapping[str, str], name: str) -> None:
+    """Postcondition helper: ``parent`` is a spanning arborescence of ``platform``
+    rooted at its source (an AssertionError, not an InputError: a broken result is a
+    bug of ours, never bad input)."""
+    try:
+        platform.check_arborescence(parent, name)
+    except InputError as error:
+        raise AssertionError(f"postcondition: {error}") from None
+
+
 def one_port_throughput(platform, parent: Mapping[str, str]) -> Fraction:
     """TP(T) in the one-port model (002 §3.1.2 eq. (1))."""
     return tree_formula(platform, dict(parent))

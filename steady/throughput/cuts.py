@@ -6,7 +6,7 @@ the scalable default formulation.
 capacities n" is equivalent to: for every set S containing the source but not P_i,
 sum_{e leaving S} n_e >= TP.  We keep the one-port rows, start with the in-cut of every
 destination (S = V minus P_i, which makes the start exactly SSBPDAG of 002 §4.1), and add
-a violated minimum cut each time a max-flow falls short (proofs/flow-vs-cuts.md).
+a violated minimum cut each time a max-flow falls short (proofs/flow-vs-cuts-vs-trees.md).
 
 The search runs in floats (GLOP + OR-Tools max-flow); the end point is re-solved and
 checked exactly, and a cut found violated by the *exact* check is added before trying
@@ -61,11 +61,15 @@ def _separate(platform, lp, nvar, tpvar, nvals, words, cuts) -> int:
 
 
 class CutPlanes:
-    """The cut LP with its rows; :meth:`converge_float` runs the float separation."""
+    """The cut LP with its rows; :meth:`converge_float` runs the float separation.
 
-    def __init__(self, platform):
+    ``program(platform, name, grows)`` builds the LP before the cuts (default: the
+    one-port rows of :func:`~steady.throughput.ports.rate_program`); another model
+    passes its own capacity rows over the same (n, TP) variables."""
+
+    def __init__(self, platform, program=rate_program, name: str = "ssb-cuts"):
         self.platform = platform
-        self.lp, self.nvar, self.tpvar, self.words = rate_program(platform, "ssb-cuts", grows="rows")
+        self.lp, self.nvar, self.tpvar, self.words = program(platform, name, grows="rows")
         self.cuts: set[frozenset] = set()
         self.rounds = 0
         everyone = frozenset(platform.nodes)
