@@ -6,10 +6,170 @@ computing modules when it runs, so that ``steady --help`` stays fast.
 
 from __future__ import annotations
 
+import os
+
+from ..experiments.runner import add_campaign_options
+
 
 def add_commands(sub) -> None:
     """Add this package's top-level commands to the ``steady`` subparsers ``sub``."""
+    grid = sub.add_parser("grid", help="grid-aware hierarchical broadcast (seed 001): "
+                          "schedules of clusters in the pLogP model",
+                          description="Broadcast over clusters (001 §3): coordinators "
+                                      "exchange the message (latency L, gap g), then each "
+                                      "cluster broadcasts inside in time T.")
+    commands = grid.add_subparsers(dest="grid_command", required=True, metavar="COMMAND")
+    sc = commands.add_parser("schedule", help="the schedule and makespan of each heuristic",
+                             description="Schedule the broadcast with the heuristics of "
+                                         "001 §4-§5 (and MPI's binomial tree): who sends "
+                                         "to whom, when, and the exact makespan.")
+    sc.add_argument("grid", metavar="CLUSTERS.json", help="steady-grid v1 file "
+                    "(e.g. samples/grid5000-6-clusters.json)")
+    sc.add_argument("--heuristic", default="all", metavar="NAME|all",
+                    help="flat, fef, ecef, ecef-la, ecef-lat-min (ECEF-LAt), ecef-lat-max "
+                         "(ECEF-LAT), bottomup, binomial, the variants fef-transfer and "
+                         "bottomup-ready, or all (default: the eight heuristics)")
+    sc.add_argument("--root", metavar="CLUSTER", help="broadcast from this cluster "
+                    "instead of the file's root")
+    sc.add_argument("--optimum", action="store_true", help="also the exact optimal "
+                    "makespan (branch and bound, up to 10 clusters)")
+    sc.add_argument("--node-limit", type=int, default=2_000_000, metavar="N",
+                    help="with --optimum: give up after N search nodes (default 2000000, "
+                         "about a minute)")
+    sc.add_argument("--json", action="store_true", help="machine-readable output")
+    sc.add_argument("--quiet", action="store_true", help="no progress bar on stderr")
+    sc.set_defaults(run=_cmd_schedule)
 
 
 def add_experiments(experiments) -> None:
     """Add this package's campaigns to the ``steady experiment`` subparsers."""
+    ex = experiments.add_parser("grid", help="001 §6: heuristics on random grids "
+                                "(Table 2), Figures 1-4, and the exact optimum",
+                                description="Average makespan of each heuristic against "
+                                            "the number of clusters (001 Figures 1-3), hit "
+                                            "rates against the best heuristic (Figure 4) "
+                                            "and against the exact optimum; CSV, plots and "
+                                            "a comparison with the paper in --out.")
+    ex.add_argument("--clusters", default="2..10", metavar="A..B",
+                    help="numbers of clusters: a range A..B or a list 2,5,10 "
+                         "(default 2..10; the paper also runs 2..50)")
+    ex.add_argument("--iterations", type=int, default=10000, metavar="N",
+                    help="random grids per number of clusters (default 10000, the paper's)")
+    ex.add_argument("--seed", type=int, default=0, help="campaign seed (default 0)")
+    ex.add_argument("--links", default="per-pair", choices=("per-pair", "per-grid"),
+                    help="draw L and g once per pair of clusters (default) or once per "
+                         "grid (a homogeneous wide area; the paper does not say)")
+    ex.add_argument("--exact-max", type=int, default=10, metavar="N",
+                    help="compute the exact optimum up to N clusters (default 10; 0: never)")
+    ex.add_argument("--node-limit", type=int, default=200_000, metavar="N",
+                    help="give up the exact optimum of a grid after N search nodes "
+                         "(counted as unsolved; default 200000)")
+    ex.add_argument("--variants", action="store_true",
+                    help="also run our variants fef-transfer and bottomup-ready")
+    ex.add_argument("--runs", action="store_true",
+                    help="also write every draw's makespans (grid-runs.csv)")
+    # all cores by default: 10000 grids per size is the paper's campaign
+    add_campaign_options(ex, "grid-campaign", jobs=os.cpu_count() or 1)
+    ex.add_argument("--json", action="store_true", help="print the summary as JSON")
+    ex.set_defaults(run=_cmd_campaign)
+
+
+def _cmd_schedule(args) -> int:
+    import json
+
+    from ..errors import InputError
+    from ..progress import StageBar
+    from .heuristics import HEURISTICS, resolve, run
+    from .model import Grid
+    from .optimum import SearchLimit, optimal_schedule
+    from .schedule import lower_bound
+
+    if args.node_limit < 1:
+        raise InputError("<command line>", "--node-limit", f"must be >= 1, not "
+                         f"{args.node_limit}")
+    grid = Grid.from_file(args.grid)
+    if args.root is not None:
+        if args.root not in grid.names:
+            raise InputError("<command line>", "--root", f"no cluster {args.root!r} in "
+                             f"{args.grid}")
+        grid = grid.with_root(grid.index(args.root))
+    if args.heuristic == "all":
+        keys = list(HEURISTICS)
+    else:
+        try:
+            keys = [resolve(args.heuristic)]
+        except ValueError as exc:
+            raise InputError("<command line>", "--heuristic", str(exc)) from None
+    schedules = [run(grid, k) for k in keys]
+    optimum = None
+    if args.optimum:
+        try:
+            # the search can take up to a minute at the default node limit
+            with StageBar(["exact optimum (branch and bound)"], args.quiet) as bar:
+                bar.stage("exact optimum (branch and bound)")
+                optimum = optimal_schedule(grid, node_limit=args.node_limit).schedule
+        except ValueError as exc:
+            raise InputError(str(args.grid), "--optimum", str(exc)) from None
+        except SearchLimit:
+            raise InputError(str(args.grid), "--node-limit", f"the exact search explored "
+                             f"{args.node_limit} nodes without proving the optimum; raise "
+                             "--node-limit") from None
+    bound = lower_bound(grid)
+    if args.json:
+        print(json.dumps(_schedule_doc(grid, args.grid, schedules, optimum, bound),
+                         indent=1))
+    else:
+        _print_schedules(grid, args.grid, schedules, optimum, bound)
+    return 0
+
+
+def _label(key: str) -> str:
+    from .heuristics import HEURISTICS, VARIANTS
+
+    if key == "optimum":
+        return "optimum (exact)"
+    return {**HEURISTICS, **VARIANTS}[key][0]
+
+
+def _schedule_doc(grid, path, schedules, optimum, bound) -> dict:
+    from ..numbers import format_exact
+
+    doc = {"grid": grid.name or str(path), "unit": grid.unit,
+           "root": grid.names[grid.root], "clusters": grid.size,
+           "lower_bound": format_exact(bound),
+           "schedules": [dict(s.to_dict(), name=_label(s.heuristic)) for s in schedules]}
+    if optimum is not None:
+        doc["optimum"] = optimum.to_dict()
+    return doc
+
+
+def _print_schedules(grid, path, schedules, optimum, bound) -> None:
+    from .schedule import time_text
+
+    names = grid.names
+    everything = schedules + ([optimum] if optimum is not None else [])
+    best = min(s.makespan for s in everything)
+    print(f"grid         {grid.name or path}: {grid.size} clusters, root {names[grid.root]}, "
+          f"times in {grid.unit}")
+    print(f"lower bound  {time_text(bound)} (max over clusters of shortest arrival + T)")
+    print()
+    width = max(len(_label(s.heuristic)) for s in everything)
+    print(f"{'heuristic':<{width}}  makespan ({grid.unit})")
+    for s in everything:
+        mark = "  <- best" if s.makespan == best and len(everything) > 1 else ""
+        print(f"{_label(s.heuristic):<{width}}  {time_text(s.makespan)}{mark}")
+    for s in everything:
+        print()
+        print(f"{_label(s.heuristic)}: makespan {time_text(s.makespan)}")
+        for send in s.chronological():
+            print(f"  {names[send.sender]} -> {names[send.receiver]}  start "
+                  f"{time_text(send.start)}  end {time_text(send.end)}  arrival "
+                  f"{time_text(send.arrival)}")
+        print("  finish: " + ", ".join(f"{names[k]} {time_text(s.finish[k])}"
+                                       for k in range(grid.size)))
+
+
+def _cmd_campaign(args) -> int:
+    from ..experiments.grid import campaign_from_args
+
+    return campaign_from_args(args)
