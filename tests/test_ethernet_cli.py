@@ -160,6 +160,29 @@ def test_height_campaign_exits_1_when_the_factor_of_two_fails(tmp_path, capsys):
     assert code == 1 and "FAILS for 128 machines at 2/switch" in out
 
 
+def test_height_campaign_seeds_every_configuration_apart():
+    """Topology t of two sizes or densities never shares a random stream; the seeds do
+    not depend on the process (no hash())."""
+    from steady.experiments.ethernet import height_tasks, topology_seed
+
+    tasks = height_tasks([16, 32], [8, 16], 5, seed=3)
+    assert len({t.seed for t in tasks}) == len(tasks) == 20
+    assert topology_seed(3, 16, 8, 0) == tasks[0].seed
+    assert topology_seed(3, 16, 8, 0) != topology_seed(4, 16, 8, 0)
+
+
+def test_switch_depth_by_hand():
+    """Root n0 on s0 of a chain s0 - s1 - s2 - s3: three switch hops to the far end; a
+    root on a middle switch of the chain sees two."""
+    from steady.ethernet.generators import switch_chain
+    from steady.experiments.ethernet import switch_depth
+
+    chain = switch_chain([8] * 4)
+    assert switch_depth(chain) == 3
+    middle = Cluster(chain.switches, chain.machines, chain.links, "n8")
+    assert switch_depth(middle) == 2
+
+
 def test_height_campaign_draws_figure5(tmp_path, capsys):
     pytest.importorskip("matplotlib")
     code, _, _ = run(capsys, "experiment", "ethernet-height", "--machines", "16",

@@ -11,6 +11,7 @@ import json
 import re
 
 from ..errors import InputError
+from ..experiments.runner import add_campaign_options
 
 ALGORITHMS = ("linear", "binary", "k-ary")
 _SIZE = re.compile(r"^\s*(\d+)\s*(b|k|kb|m|mb)?\s*$", re.IGNORECASE)
@@ -41,6 +42,8 @@ def add_commands(sub) -> None:
                     "trees of 004 §3.1 (flat, binomial, binary, k-ary, linear) and every "
                     "pair of their communications that contend")
     tr.add_argument("--json", action="store_true", help="machine-readable output")
+    tr.add_argument("--quiet", action="store_true", help="no progress bar on stderr "
+                    "(--compare on large clusters takes seconds)")
     tr.set_defaults(run=_cmd_tree)
 
     se = commands.add_parser("segment", help="the best segment size by the extended "
@@ -86,15 +89,7 @@ def add_experiments(experiments) -> None:
                          "those that close a cycle (004 §4.1.2); attach: each new switch "
                          "links to a random earlier one")
     ex.add_argument("--seed", type=int, default=0, help="campaign seed (default 0)")
-    ex.add_argument("--jobs", type=int, default=1, metavar="N", help="worker processes")
-    ex.add_argument("--backend", default="loky", metavar="loky|dask",
-                    help="loky (default, local processes) or dask (the 'dask' extra)")
-    ex.add_argument("--scheduler", metavar="ADDRESS", help="with --backend dask: the "
-                    "scheduler's address (default: a local cluster of --jobs workers)")
-    ex.add_argument("--out", default="ethernet-height", metavar="DIR",
-                    help="output folder (default ./ethernet-height)")
-    ex.add_argument("--no-plots", action="store_true", help="CSV and report only")
-    ex.add_argument("--quiet", action="store_true", help="no progress bar on stderr")
+    add_campaign_options(ex, "ethernet-height")
     ex.set_defaults(run=_cmd_height)
 
     t3 = experiments.add_parser("ethernet-table3", help="seed 004 Table 3: the segment "
@@ -124,7 +119,7 @@ def _cmd_tree(args) -> int:
            "max_degree": tree.max_degree, "edges": [list(e) for e in tree.edges()],
            "contention_free": True}
     if args.compare:
-        doc["unaware"] = _unaware(cluster, arity if arity > 2 else 3)
+        doc["unaware"] = _unaware(cluster, arity if arity > 2 else 3, args.quiet)
     if args.json:
         print(json.dumps(doc, indent=1))
         return 0
@@ -176,17 +171,20 @@ def _contention_free_tree(cluster, algorithm: str, arity: int):
     return contention_free_kary_tree(cluster, arity)
 
 
-def _unaware(cluster, k: int) -> dict:
+def _unaware(cluster, k: int, quiet: bool) -> dict:
+    from ..progress import StageBar
     from .unaware import SHAPES, contention_report, unaware_tree
 
     out = {}
-    for shape in SHAPES:
-        tree = unaware_tree(cluster, shape, k)
-        name = f"{k}-ary" if shape == "k-ary" else shape
-        out[name] = {"height": tree.height, "max_degree": tree.max_degree,
-                     "edges": [list(e) for e in tree.edges()],
-                     "contending_pairs": [c.to_dict()
-                                          for c in contention_report(cluster, tree)]}
+    with StageBar([f"{shape} contention" for shape in SHAPES], quiet) as bar:
+        for shape in SHAPES:
+            bar.stage(f"{shape} contention")
+            tree = unaware_tree(cluster, shape, k)
+            name = f"{k}-ary" if shape == "k-ary" else shape
+            out[name] = {"height": tree.height, "max_degree": tree.max_degree,
+                         "edges": [list(e) for e in tree.edges()],
+                         "contending_pairs": [c.to_dict()
+                                              for c in contention_report(cluster, tree)]}
     return out
 
 

@@ -10,8 +10,11 @@ msize-byte message:
   "in practice, the all-gather operation may not be completed in" that time);
 * a pipelined broadcast over a tree of H levels and largest nodal degree D with X
   segments: (X + H - 1)·D·T(msize / X) — X + H - 1 pipeline stages of D segment sends.
-  The linear tree has H = P, D = 1; the complete binary tree D = 2 and H its number of
-  levels (the paper's log2 P).
+  H counts levels (nodes on the longest root-to-leaf path): the paper's linear tree has
+  H = P, D = 1.  For the complete binary tree the paper writes H = log2 P, which counts
+  edges instead (a complete binary tree on P = 2^k nodes has k + 1 levels); we keep one
+  definition, levels, for every tree, so our binary value is one stage (2·T(msize/X))
+  above the paper's (2X + 2·log2 P − 2)·T(msize/X).
 
 Every value is exact (α, β, msize are ints or Fractions).
 """
