@@ -26,6 +26,29 @@ def loads_json(text: str, origin: str):
         raise InputError(origin, "document", f"malformed JSON: {exc}") from None
 
 
+class JsonDocument:
+    """What the immutable steady documents (platform, grid, switched cluster) share:
+    ``to_json`` and an atomic ``write`` from the class's ``to_dict``, ``from_dict`` and
+    ``from_file`` through its ``_read(doc, origin)``, which validates and raises
+    one-line InputErrors."""
+
+    __slots__ = ()
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), indent=1) + "\n"
+
+    def write(self, path) -> None:
+        atomic_write_text(path, self.to_json())
+
+    @classmethod
+    def from_dict(cls, doc, origin: str = "<dict>"):
+        return cls._read(doc, origin)
+
+    @classmethod
+    def from_file(cls, path):
+        return cls._read(load_json(path), str(path))
+
+
 def check_version(doc: dict, origin: str, version: int, required: bool = True) -> None:
     """The ``version`` of a versioned steady document must be the integer ``version``.
 

@@ -11,14 +11,13 @@ file, the element and the reason.  Writing it back gives an equivalent document.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from fractions import Fraction
 from types import MappingProxyType
 from typing import Iterable, Mapping
 
 from .errors import InputError
-from .fileio import atomic_write_text, check_version, load_json, loads_json
+from .fileio import JsonDocument, check_version, loads_json
 from .numbers import format_exact, parse_exact
 
 FORMAT = "steady-platform"
@@ -41,7 +40,7 @@ class Link:
         return (self.tail, self.head)
 
 
-class Platform:
+class Platform(JsonDocument):
     """An immutable, validated platform graph (002 §2).
 
     Nodes keep the order of the file; ``links`` keeps the order of the file too, so
@@ -196,19 +195,9 @@ class Platform:
             doc["send_overhead"] = {v: format_exact(o) for v, o in self.send_overhead.items()}
         return doc
 
-    def to_json(self) -> str:
-        return json.dumps(self.to_dict(), indent=1) + "\n"
-
-    def write(self, path) -> None:
-        atomic_write_text(path, self.to_json())
-
-    @classmethod
-    def from_dict(cls, doc, origin: str = "<dict>") -> "Platform":
+    @staticmethod
+    def _read(doc, origin: str):
         return _from_document(doc, origin)
-
-    @classmethod
-    def from_file(cls, path) -> "Platform":
-        return _from_document(load_json(path), str(path))
 
     @classmethod
     def from_networkx(cls, graph, source, name: str = "") -> "Platform":

@@ -45,7 +45,6 @@ def test_schedule_one_heuristic_text(capsys):
 
 
 def test_schedule_optimum_agrees_with_cp_sat(capsys):
-    pytest.importorskip("ortools")
     from steady.grid.cpsat import cp_sat_makespan
     from steady.grid.model import Grid
 

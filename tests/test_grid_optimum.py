@@ -92,7 +92,6 @@ def test_optimum_with_rational_times(grid):
 def test_optimum_equals_cp_sat(grid):
     """CP-SAT states the model as constraints, without the canonical order or the claim
     that idling never helps: the two exact methods must agree."""
-    pytest.importorskip("ortools")
     from steady.grid.cpsat import cp_sat_makespan
 
     assert optimal_schedule(grid).makespan == cp_sat_makespan(grid)

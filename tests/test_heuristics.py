@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 
 from steady import InputError, Link, Platform
 from steady.generators import random_platform
+from steady.heuristics.best_tree import best_tree
 from steady.heuristics.lp_based import lp_grow_tree, lp_prune
 from steady.heuristics.models import tree_throughput
 from steady.heuristics.multi_port import multiport_growing_tree, multiport_prune_degree
@@ -327,7 +328,6 @@ def test_routed_throughput_without_routes_is_the_tree_formula(p):
 def test_every_heuristic_is_at_most_the_exact_best_tree(p):
     """A heuristic's tree is one single tree; the routed Binomial Tree contains one that is
     at least as good (proofs/heuristics.md, claim 5): TP <= the exact best tree."""
-    best_tree = pytest.importorskip("steady.heuristics.best_tree").best_tree
     multi = with_send_overheads(p)
     for model, q in (("one-port", p), ("multi-port", multi)):
         best = best_tree(q, model, time_limit=10)

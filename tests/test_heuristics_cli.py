@@ -7,7 +7,6 @@ pruning and growing heuristics give 2/3, the Binomial Tree 1/3; the optimum is 1
 import json
 from fractions import Fraction
 
-import pytest
 from helpers import assert_one_line_error, run
 
 from steady.heuristics.registry import heuristics_for
@@ -57,7 +56,6 @@ def test_json_maps_every_heuristic_to_its_tree_and_throughput(capsys):
 
 
 def test_multi_port_model(capsys, tmp_path):
-    pytest.importorskip("steady.heuristics.multiport_bound")
     code, out, _ = run(capsys, "heuristics", write(tmp_path, MULTI), "--model",
                        "multi-port", "--best-tree", "0", "--json")
     doc = json.loads(out)
@@ -65,6 +63,11 @@ def test_multi_port_model(capsys, tmp_path):
     assert set(heuristics_for("multi-port")) <= set(doc)
     assert doc["multiport-grow"]["throughput"] == "2/3"
     assert doc["multiport-prune-degree"]["throughput"] == "2/3"
+    # One-port: S's port gives 3·TP - x - y <= 1 with A relaying x + y <= 1/2 (cost 2
+    # each): TP = 1/2, below the multi-port trees (seed 000 Figure 5's ratios > 1).
+    # Multi-port: S's sends (3·TP - x - y)/2 <= 1, A's sends x + y <= 1, A->B and A->C
+    # carry at most 1/2: TP = 1 with x = y = 1/2.
+    assert doc["one_port_optimum"] == "1/2" and doc["optimum"] == "1"
 
 
 def test_multi_port_without_send_overheads_is_bad_input(capsys):
@@ -74,7 +77,6 @@ def test_multi_port_without_send_overheads_is_bad_input(capsys):
 
 
 def test_best_tree_with_a_small_limit(capsys):
-    pytest.importorskip("steady.heuristics.best_tree")
     code, out, _ = run(capsys, "heuristics", "--best-tree", "5", "--json")
     doc = json.loads(out)
     # 002 §3.1.2: the best tree of Figure 1 (Figure 4) has throughput 2/3.

@@ -10,8 +10,8 @@ from helpers import assert_one_line_error, run
 
 from steady.experiments import stp
 from steady.experiments.runner import parallel_map
-from steady.experiments.stp_report import PAPER_LABELS, PAPER_TABLE3, report_text
-from steady.heuristics.registry import HEURISTICS
+from steady.experiments.stp_report import PAPER_TABLE3, report_text
+from steady.heuristics.registry import HEURISTICS, PAPER_LABELS
 from steady.platform import Link, Platform
 from steady.strategies import platforms
 from steady.throughput import throughput

@@ -33,7 +33,7 @@ from types import MappingProxyType
 from typing import Iterable
 
 from ..errors import InputError
-from ..fileio import atomic_write_text, load_json
+from ..fileio import JsonDocument
 from .formats import check_header
 
 FORMAT = "steady-ethernet-cluster"
@@ -43,7 +43,7 @@ _TOP_KEYS = {"format", "version", "name", "root", "switches", "machines", "links
 Edge = tuple[str, str]
 
 
-class Cluster:
+class Cluster(JsonDocument):
     """An immutable, validated switched cluster (seed 004 §3)."""
 
     __slots__ = ("name", "root", "switches", "machines", "links", "_adjacent",
@@ -132,17 +132,9 @@ class Cluster:
         body = ",\n".join(f"  {json.dumps(link)}" for link in links)
         return "{\n" + "\n".join(lines) + f'\n "links": [\n{body}\n ]\n}}\n'
 
-
-    def write(self, path) -> None:
-        atomic_write_text(path, self.to_json())
-
-    @classmethod
-    def from_dict(cls, doc, origin: str = "<dict>") -> "Cluster":
+    @staticmethod
+    def _read(doc, origin: str):
         return _from_document(doc, origin)
-
-    @classmethod
-    def from_file(cls, path) -> "Cluster":
-        return _from_document(load_json(path), str(path))
 
 
 # -- validation ---------------------------------------------------------------------

@@ -7,7 +7,6 @@ from fractions import Fraction
 from pathlib import Path
 
 from ..fileio import atomic_write_text
-from ..heuristics.registry import PAPER_LABELS  # noqa: F401  (re-exported)
 from .runner import write_csv
 from .stp import (SUMMARY_HEADER, csv_cell, group, heuristic_columns, ratio_cell,
                   summary_rows)

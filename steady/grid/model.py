@@ -45,14 +45,13 @@ and ``notes`` are information only.  Unknown keys are rejected.
 
 from __future__ import annotations
 
-import json
 from decimal import Decimal
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Sequence
 
 from ..errors import InputError
-from ..fileio import atomic_write_text, check_version, load_json
+from ..fileio import JsonDocument, check_version
 from ..numbers import format_exact, parse_exact
 
 FORMAT = "steady-grid"
@@ -83,7 +82,7 @@ class Cluster:
     latency: int | Fraction | None = None
 
 
-class Grid:
+class Grid(JsonDocument):
     """An immutable, validated grid of clusters (001 §3): ``T[k]``, ``L[i][j]``,
     ``g[i][j]`` by cluster index, ``root`` the index of the root's cluster."""
 
@@ -163,19 +162,9 @@ class Grid:
             doc["notes"] = list(self.notes)
         return doc
 
-    def to_json(self) -> str:
-        return json.dumps(self.to_dict(), indent=1) + "\n"
-
-    def write(self, path) -> None:
-        atomic_write_text(path, self.to_json())
-
-    @classmethod
-    def from_dict(cls, doc, origin: str = "<dict>") -> "Grid":
+    @staticmethod
+    def _read(doc, origin: str):
         return _from_document(doc, origin)
-
-    @classmethod
-    def from_file(cls, path) -> "Grid":
-        return _from_document(load_json(path), str(path))
 
 
 def _matrix(values, n: int) -> tuple:
