@@ -18,6 +18,8 @@ from fractions import Fraction
 
 import flint
 
+from .errors import InputError
+
 _RATIONAL = re.compile(r"^\s*[+-]?\d+\s*/\s*[+-]?\d+\s*$")
 _DECIMAL = re.compile(r"^\s*[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?\s*$")
 # Like Python's 4300-digit limit on int(str): "1e-1000000000" would otherwise make
@@ -66,6 +68,22 @@ def parse_exact(value) -> Fraction:
             return _from_decimal(Decimal(value.strip()))
         raise ValueError(f"{value!r} is not a number (expected an integer, 'p/q' or a decimal)")
     raise ValueError(f"{value!r} is not a number")
+
+
+def document_number(value, origin: str, element: str, positive: bool = True) -> Fraction:
+    """A number of a steady document, exact, > 0 (``positive``) or >= 0; otherwise an
+    :class:`~steady.errors.InputError` naming the file and the element (DESIGN.md)."""
+    if value is None:
+        raise InputError(origin, element, "missing number (null)")
+    try:
+        x = parse_exact(value)
+    except ValueError as exc:
+        raise InputError(origin, element, str(exc)) from None
+    if positive and x <= 0:
+        raise InputError(origin, element, f"must be > 0, got {format_exact(x)}")
+    if not positive and x < 0:
+        raise InputError(origin, element, f"must be >= 0, got {format_exact(x)}")
+    return x
 
 
 def _from_decimal(value: Decimal) -> Fraction:

@@ -18,7 +18,7 @@ from typing import Iterable, Mapping
 
 from .errors import InputError
 from .fileio import JsonDocument, check_version, loads_json
-from .numbers import format_exact, parse_exact
+from .numbers import document_number, format_exact
 
 FORMAT = "steady-platform"
 VERSION = 1
@@ -235,18 +235,6 @@ class Platform(JsonDocument):
 
 # -- parsing and validation -------------------------------------------------------
 
-def _number(value, origin: str, element: str, positive: bool = True) -> Fraction:
-    try:
-        x = parse_exact(value)
-    except ValueError as exc:
-        raise InputError(origin, element, str(exc)) from None
-    if positive and x <= 0:
-        raise InputError(origin, element, f"must be > 0, got {format_exact(x)}")
-    if not positive and x < 0:
-        raise InputError(origin, element, f"must be >= 0, got {format_exact(x)}")
-    return x
-
-
 def _name(value, origin: str, element: str) -> str:
     if not isinstance(value, str) or not value:
         raise InputError(origin, element, f"node names are non-empty strings, got {value!r}")
@@ -287,7 +275,7 @@ def _from_document(doc, origin: str) -> Platform:
         if not isinstance(doc["send_overhead"], dict):
             raise InputError(origin, "send_overhead", "must be an object {node: overhead}")
         for v, o in doc["send_overhead"].items():
-            overhead[v] = _number(o, origin, f"send_overhead[{v!r}]", positive=False)
+            overhead[v] = document_number(o, origin, f"send_overhead[{v!r}]", positive=False)
     return Platform(source, links, nodes, name, overhead, origin=origin)
 
 
@@ -310,10 +298,10 @@ def _link(entry, origin: str, i: int) -> Link:
         raise InputError(origin, element, "give exactly one of 'cost' and 'bandwidth'"
                          + (" (both given)" if has_cost else " (neither given)"))
     if has_cost:
-        cost = _number(entry["cost"], origin, f"{element}.cost")
+        cost = document_number(entry["cost"], origin, f"{element}.cost")
     else:
-        cost = 1 / _number(entry["bandwidth"], origin, f"{element}.bandwidth")
-    startup = _number(entry.get("startup", 0), origin, f"{element}.startup", positive=False)
+        cost = 1 / document_number(entry["bandwidth"], origin, f"{element}.bandwidth")
+    startup = document_number(entry.get("startup", 0), origin, f"{element}.startup", positive=False)
     return Link(tail, head, cost, startup)
 
 

@@ -52,7 +52,7 @@ from typing import Sequence
 
 from ..errors import InputError
 from ..fileio import JsonDocument, check_version
-from ..numbers import format_exact, parse_exact
+from ..numbers import document_number, format_exact, parse_exact
 
 FORMAT = "steady-grid"
 VERSION = 1
@@ -191,20 +191,6 @@ def _matrix_doc(m) -> list:
 
 # -- parsing and validation -------------------------------------------------------
 
-def _number(value, origin: str, element: str, positive: bool) -> Fraction:
-    if value is None:
-        raise InputError(origin, element, "missing number (null)")
-    try:
-        x = parse_exact(value)
-    except ValueError as exc:
-        raise InputError(origin, element, str(exc)) from None
-    if positive and x <= 0:
-        raise InputError(origin, element, f"must be > 0, got {format_exact(x)}")
-    if x < 0:
-        raise InputError(origin, element, f"must be >= 0, got {format_exact(x)}")
-    return x
-
-
 def _object(value, origin: str, element: str, allowed: set, what: str) -> dict:
     if not isinstance(value, dict):
         raise InputError(origin, element, f"{what} is a JSON object")
@@ -228,7 +214,7 @@ def _from_document(doc, origin: str) -> Grid:
         raise InputError(origin, "unit", f"expected one of {', '.join(UNITS)}, got {unit!r}")
     message_size = None
     if "message_size" in doc:
-        message_size = exact(_number(doc["message_size"], origin, "message_size", True))
+        message_size = exact(document_number(doc["message_size"], origin, "message_size", True))
     notes = doc.get("notes", [])
     if isinstance(notes, str):
         notes = [notes]
@@ -268,7 +254,7 @@ def _cluster(entry, origin: str, k: int) -> Cluster:
     if "broadcast_time" not in entry:
         raise InputError(origin, f"{element}.broadcast_time",
                          "missing (T_k, the intra-cluster broadcast time)")
-    t = _number(entry["broadcast_time"], origin, f"{element}.broadcast_time", False)
+    t = document_number(entry["broadcast_time"], origin, f"{element}.broadcast_time", False)
     nodes = entry.get("nodes")
     if nodes is not None and (isinstance(nodes, bool) or not isinstance(nodes, int)
                               or nodes < 1):
@@ -282,7 +268,7 @@ def _cluster(entry, origin: str, k: int) -> Cluster:
         _text(site, origin, f"{element}.site")
     latency = entry.get("latency")
     if latency is not None:
-        latency = exact(_number(latency, origin, f"{element}.latency", False))
+        latency = exact(document_number(latency, origin, f"{element}.latency", False))
     return Cluster(entry["name"], exact(t), nodes, site, latency)
 
 
@@ -293,7 +279,7 @@ def _pairs(doc, key: str, n: int, origin: str, positive: bool) -> list:
         raise InputError(origin, key, "missing (an n x n matrix or one number)")
     value = doc[key]
     if not isinstance(value, list):
-        x = _number(value, origin, key, positive)
+        x = document_number(value, origin, key, positive)
         return [[x] * n for _ in range(n)]
     if len(value) != n:
         raise InputError(origin, key, f"expected {n} rows (one per cluster), got "
@@ -305,7 +291,7 @@ def _pairs(doc, key: str, n: int, origin: str, positive: bool) -> list:
         if row[i] is not None:
             raise InputError(origin, f"{key}[{i}][{i}]", "the diagonal is null (inside a "
                              "cluster, time is the cluster's broadcast_time)")
-        rows.append([0 if i == j else _number(x, origin, f"{key}[{i}][{j}]", positive)
+        rows.append([0 if i == j else document_number(x, origin, f"{key}[{i}][{j}]", positive)
                      for j, x in enumerate(row)])
     return rows
 
