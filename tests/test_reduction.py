@@ -113,3 +113,15 @@ def test_root_must_be_a_node():
     with pytest.raises(InputError, match="root"):
         dcst_to_broadcast_tree(nx.path_graph(3), 2, root=7)
     assert dcst_to_broadcast_tree(nx.path_graph(3), 2, root=1).platform.source == "1"
+
+
+def test_postcondition_catches_a_wrong_price():
+    from steady.heuristics.reduction import BroadcastTreeInstance, _check_instance
+    from steady.platform import Link, Platform
+
+    g = nx.path_graph(3)
+    names = {v: str(v) for v in g}
+    wrong = Platform("0", [Link("0", "1", F(1, 3)), Link("1", "0", F(1, 2)),
+                           Link("1", "2", F(1, 3)), Link("2", "1", F(1, 2))])
+    with pytest.raises(AssertionError, match="postcondition"):
+        _check_instance(BroadcastTreeInstance(wrong, F(1)), g, names, 3)

@@ -71,7 +71,25 @@ def dcst_to_broadcast_tree(graph, K: int, root=None) -> BroadcastTreeInstance:
     links = [Link(tail, head, leaving if tail == source else other) for tail, head in arcs]
     platform = Platform(source, links, list(names.values()),
                         name=f"dcst-K{K}", origin=ORIGIN)
-    return BroadcastTreeInstance(platform, Fraction(1))
+    instance = BroadcastTreeInstance(platform, Fraction(1))
+    _check_instance(instance, graph, names, K)
+    return instance
+
+
+def _check_instance(instance: BroadcastTreeInstance, graph, names: dict, K: int) -> None:
+    """Runtime postcondition (the construction of 002 §3.2, arc by arc): the arcs are
+    exactly the graph's non-loop edges in both directions, out of the source at 1/K,
+    elsewhere at 1/(K-1), and D = 1."""
+    p = instance.platform
+    expected = {(names[j], names[k]) for j, k in graph.edges() if j != k}
+    expected |= {(k, j) for j, k in expected}
+    if set(p.arcs) != expected or instance.bound != 1:
+        raise AssertionError("postcondition: the instance's arcs are not the graph's edges")
+    for link in p.links:
+        want = Fraction(1, K) if link.tail == p.source else Fraction(1, K - 1)
+        if link.cost != want:
+            raise AssertionError(f"postcondition: arc {link.tail}->{link.head} costs "
+                                 f"{link.cost}, not {want}")
 
 
 def _names(graph) -> dict:
