@@ -19,7 +19,10 @@ cycle — Edmonds' reduced costs.  Contractions are recorded and undone at the e
 
 from __future__ import annotations
 
+from fractions import Fraction
 from typing import Sequence
+
+from .numbers import lcm_of_denominators
 
 # A heap node is a list [key, arc, left, right, rank, lazy]; lazy is added to every key
 # below (and including) the node when it is pushed down.
@@ -150,3 +153,26 @@ def minimum_arborescence(n: int, root: int, arcs: Sequence[tuple[int, int, objec
     chosen = [entering[v] for v in range(n) if v != root]
     cost = sum((arcs[i][2] for i in chosen), 0)
     return cost, chosen
+
+
+def cheapest_link_arborescence(nodes: Sequence[str], source: str, links, weights):
+    """``(cost, {head: tail})`` of a cheapest spanning arborescence of ``nodes`` rooted
+    at ``source`` over ``links`` (objects with ``tail`` and ``head``), ``weights`` one
+    per link; ``None`` when some node is unreachable.
+
+    Float weights: a float search.  Exact weights (ints, Fractions): computed in
+    integers after scaling by the lcm of their denominators (much faster than Fraction
+    arithmetic inside the heaps), the cost returned as an exact Fraction."""
+    weights = list(weights)
+    exact = all(isinstance(w, (int, Fraction)) for w in weights)
+    scale = lcm_of_denominators(weights) if exact else 1
+    if exact:
+        weights = [int(w * scale) for w in weights]
+    index = {v: i for i, v in enumerate(nodes)}
+    arcs = [(index[l.tail], index[l.head], w) for l, w in zip(links, weights)]
+    found = minimum_arborescence(len(index), index[source], arcs)
+    if found is None:
+        return None
+    cost, chosen = found
+    parent = {links[i].head: links[i].tail for i in chosen}
+    return (Fraction(cost, scale) if exact else cost), parent

@@ -27,7 +27,7 @@ import time
 from dataclasses import dataclass
 from fractions import Fraction
 
-from ..arborescence import minimum_arborescence
+from ..arborescence import cheapest_link_arborescence
 from ..numbers import lcm_of_denominators
 from ..throughput.trees import shortest_path_tree
 from .models import assert_arborescence, require_model, send_overheads, tree_throughput
@@ -94,11 +94,9 @@ def parent_choices(platform) -> int:
 def first_incumbent(platform, model: str) -> dict:
     """A cheap starting tree: the better of the shortest-path tree and the
     minimum-cost arborescence on the link costs (both exact searches)."""
-    index = {v: i for i, v in enumerate(platform.nodes)}
-    scale = lcm_of_denominators(l.cost for l in platform.links)
-    arcs = [(index[l.tail], index[l.head], int(l.cost * scale)) for l in platform.links]
-    _, chosen = minimum_arborescence(len(index), index[platform.source], arcs)
-    cheapest = {platform.links[i].head: platform.links[i].tail for i in chosen}
+    _, cheapest = cheapest_link_arborescence(platform.nodes, platform.source,
+                                             platform.links,
+                                             [l.cost for l in platform.links])
     return max((shortest_path_tree(platform), cheapest),
                key=lambda tree: tree_throughput(platform, tree, model))
 

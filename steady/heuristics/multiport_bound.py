@@ -32,9 +32,9 @@ import time
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from ..arborescence import minimum_arborescence
+from ..arborescence import cheapest_link_arborescence
 from ..errors import InputError
-from ..numbers import format_exact, lcm_of_denominators
+from ..numbers import format_exact
 from ..throughput import cost_scale
 from ..throughput.cuts import CutPlanes
 from ..throughput.exactlp import LE, LinearProgram
@@ -168,8 +168,6 @@ def decompose(platform, n: dict[Arc, Fraction], tp: Fraction) -> list[tuple[dict
     :func:`steady.branching.weighted_branchings` (7 s -> 0.2 s on 50 nodes, density 0.2).
     """
     support = [l for l in platform.links if n.get(l.arc, 0) > 0]
-    index = {v: i for i, v in enumerate(platform.nodes)}
-    root = index[platform.source]
     lp = LinearProgram("multiport-trees")
     rows = {l.arc: lp.add_row({}, LE, n[l.arc] / tp, f"link {l.tail}->{l.head}")
             for l in support}
@@ -177,9 +175,8 @@ def decompose(platform, n: dict[Arc, Fraction], tp: Fraction) -> list[tuple[dict
     known: set[frozenset] = set()
 
     def cheapest(weights) -> tuple[object, dict]:
-        arcs = [(index[l.tail], index[l.head], w) for l, w in zip(support, weights)]
-        cost, chosen = minimum_arborescence(len(index), root, arcs)
-        return cost, {support[i].head: support[i].tail for i in chosen}
+        return cheapest_link_arborescence(platform.nodes, platform.source, support,
+                                          weights)
 
     def add(parent: dict) -> bool:
         key = frozenset(parent.items())
@@ -193,8 +190,8 @@ def decompose(platform, n: dict[Arc, Fraction], tp: Fraction) -> list[tuple[dict
 
     add(cheapest([float(tp / n[l.arc]) for l in support])[1])  # wide links first
     rates = {l.arc: float(n[l.arc] / tp) for l in support}
-    zero = [0.0] * len(index)
-    for parent in peeled_trees(platform, rates, (zero, zero), len(index)):
+    zero = [0.0] * len(platform.nodes)
+    for parent in peeled_trees(platform, rates, (zero, zero), len(platform.nodes)):
         add(parent)
     while True:
         while True:  # float column generation
@@ -205,10 +202,8 @@ def decompose(platform, n: dict[Arc, Fraction], tp: Fraction) -> list[tuple[dict
         solution = lp.solve_exact()
         if solution.value == 1:
             break
-        weights = [solution.duals[rows[l.arc]] for l in support]
-        scale = lcm_of_denominators(weights)
-        cost, parent = cheapest([int(w * scale) for w in weights])
-        if Fraction(cost, scale) >= 1 or not add(parent):  # pragma: no cover - Thm 5
+        cost, parent = cheapest([solution.duals[rows[l.arc]] for l in support])
+        if cost >= 1 or not add(parent):  # pragma: no cover - Thm 5
             raise AssertionError("postcondition: n holds no trees of total rate TP")
     return [(trees[k], x * tp) for k, x in enumerate(solution.x) if x]
 
@@ -216,14 +211,10 @@ def decompose(platform, n: dict[Arc, Fraction], tp: Fraction) -> list[tuple[dict
 def min_tree_cost(platform, send, y, z) -> Fraction:
     """Exact cost of the cheapest spanning arborescence under the arc weights
     send_u·y_u + T_uv·z_uv (Edmonds, in integers after scaling)."""
-    weights = [send.get(l.tail, 0) * y.get(l.tail, 0) + l.cost * z.get(l.arc, 0)
+    weights = [Fraction(send.get(l.tail, 0) * y.get(l.tail, 0) + l.cost * z.get(l.arc, 0))
                for l in platform.links]
-    scale = lcm_of_denominators(weights)
-    index = {v: i for i, v in enumerate(platform.nodes)}
-    arcs = [(index[l.tail], index[l.head], int(w * scale))
-            for l, w in zip(platform.links, weights)]
-    cost, _ = minimum_arborescence(len(platform.nodes), index[platform.source], arcs)
-    return Fraction(cost, scale)
+    return cheapest_link_arborescence(platform.nodes, platform.source, platform.links,
+                                      weights)[0]
 
 
 def row_loads(platform, send, trees) -> tuple[dict[str, Fraction], dict[Arc, Fraction]]:

@@ -11,8 +11,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from ..arborescence import minimum_arborescence
-from ..numbers import lcm_of_denominators
+from ..arborescence import cheapest_link_arborescence
 from .exactlp import LE, LinearProgram
 
 
@@ -64,25 +63,16 @@ def min_tree_cost(platform, out_prices, in_prices) -> Fraction:
 def cheapest_tree(platform, out_prices, in_prices) -> tuple[Fraction, dict]:
     """(cost, child -> parent) of a cheapest spanning arborescence under the port
     prices; exact when the prices are exact, a float search when they are floats."""
-    index = {v: i for i, v in enumerate(platform.nodes)}
-    exact = all(isinstance(p, (int, Fraction))
-                for prices in (out_prices, in_prices) for p in prices.values())
-    if exact:
-        weights = [l.cost * (out_prices.get(l.tail, 0) + in_prices.get(l.head, 0))
-                   for l in platform.links]
-        scale = lcm_of_denominators(weights)
-        weights = [int(w * scale) for w in weights]
-    else:
-        weights = [float(l.cost) * (out_prices.get(l.tail, 0) + in_prices.get(l.head, 0))
-                   for l in platform.links]
-        scale = 1
-    arcs = [(index[l.tail], index[l.head], w) for l, w in zip(platform.links, weights)]
-    found = minimum_arborescence(len(platform.nodes), index[platform.source], arcs)
+    weights = [l.cost * (out_prices.get(l.tail, 0) + in_prices.get(l.head, 0))
+               for l in platform.links]
+    if not all(isinstance(p, (int, Fraction))
+               for prices in (out_prices, in_prices) for p in prices.values()):
+        weights = [float(w) for w in weights]
+    found = cheapest_link_arborescence(platform.nodes, platform.source, platform.links,
+                                       weights)
     if found is None:  # pragma: no cover - platforms are validated reachable
         raise ValueError("no spanning arborescence")
-    cost, chosen = found
-    parent = {platform.links[i].head: platform.links[i].tail for i in chosen}
-    return (Fraction(cost, scale) if exact else cost), parent
+    return found
 
 
 def port_loads(platform, n) -> tuple[dict, dict]:
