@@ -29,7 +29,7 @@ from throughput import make_platform  # noqa: E402  (same platforms as the LP be
 
 def measure(platform, method: str) -> dict:
     from steady.numbers import many_digits
-    from steady.schedule import optimal_schedule
+    from steady.schedule.periodic import optimal_schedule
     from steady.throughput import throughput
     from steady.verify import verify
 

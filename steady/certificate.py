@@ -3,7 +3,7 @@
 ``check(platform, result)`` trusts nothing the solver computed except the numbers it
 reports, and re-derives the proof with different code: networkx's max-flow (on exact
 integers) and networkx's own Edmonds branching (on exact Fractions), not the solver's
-OR-Tools max-flow or :mod:`steady.arborescence`.  It verifies
+OR-Tools max-flow or :mod:`steady.exact.arborescence`.  It verifies
 
 1. primal: the rates n live on links of the platform (of the tree / DAG for those
    scopes), are >= 0, load no port beyond one time unit, and let every destination

@@ -1,4 +1,4 @@
-"""steady.branching: weighted broadcast trees (002 §5.3, Theorem 5 and Lemma 4).
+"""steady.schedule.branchings: weighted broadcast trees (002 §5.3, Theorem 5 and Lemma 4).
 
 The postconditions are re-derived here from scratch (not through check_branchings):
 every tree is a spanning arborescence rooted at the source over existing links, the
@@ -17,7 +17,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from steady import Link, Platform, default_platform
-from steady.branching import (check_branchings, compact_trees, root_connectivity,
+from steady.throughput import compact_trees
+from steady.schedule.branchings import (check_branchings, root_connectivity,
                               weighted_branchings)
 from steady.numbers import lcm_of_denominators
 from steady.strategies import platforms

@@ -216,9 +216,9 @@ def test_reports_rather_than_crashes_on_a_graph_networkx_cannot_span():
 @given(st.data())
 def test_min_arborescence_cost_of_the_checker_matches_the_solver(data):
     """The checker's own Edmonds (networkx maximum branching) and the solver's
-    steady.arborescence agree on random exact weights, including weights whose spread
+    steady.exact.arborescence agree on random exact weights, including weights whose spread
     broke networkx's minimum_spanning_arborescence."""
-    from steady.arborescence import minimum_arborescence
+    from steady.exact.arborescence import minimum_arborescence
     from steady.certificate import _min_arborescence_cost
 
     p = data.draw(platforms(min_nodes=2, max_nodes=7, density=0.5), label="platform")

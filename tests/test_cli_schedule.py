@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from steady import default_platform
-from steady.schedule import periodic_schedule
+from steady.schedule.periodic import periodic_schedule
 from helpers import run, assert_one_line_error
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"

@@ -1,8 +1,8 @@
-"""steady.coloring: weighted bipartite edge colouring, seed 002 §4.2 Lemma 1 and §5.4.1
+"""steady.schedule.matchings: weighted bipartite edge colouring, seed 002 §4.2 Lemma 1 and §5.4.1
 Theorem 6 (proofs/edge-coloring.md).
 
 Every property of Theorem 6 is recomputed here from the input weights and the returned
-matchings (``assert_theorem6``), independently of ``steady.coloring.check_coloring``;
+matchings (``assert_theorem6``), independently of ``steady.schedule.matchings.check_coloring``;
 ``check_coloring`` itself is tested on corrupted colourings.
 """
 
@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from steady.coloring import Matching, check_coloring, weighted_edge_coloring
+from steady.schedule.matchings import Matching, check_coloring, weighted_edge_coloring
 
 SMALL = settings(max_examples=120, deadline=None)
 

@@ -1,4 +1,4 @@
-"""steady.dag_schedule: the optimal schedule on a DAG of 002 §4.3 Theorem 2.
+"""steady.schedule.dag: the optimal schedule on a DAG of 002 §4.3 Theorem 2.
 
 The worked example of 002 §4.4 (samples/figure5-dag.json) is reproduced number for
 number: TP = 4/5, q = 5, the heights table, the layer table with its message ranges, the
@@ -21,7 +21,7 @@ import pytest
 from hypothesis import given, settings
 
 from steady import Platform
-from steady.dag_schedule import (check_layers, check_trees, dag_schedule,
+from steady.schedule.dag import (check_layers, check_trees, dag_schedule,
                                  dag_trees, heights, layer_schedule, period_multiplier)
 from steady.errors import InputError
 from steady.generators import random_dag_platform

@@ -14,13 +14,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from steady.pipe import (PipePlanner, best_slices, finite_makespan, paper_slices,
+from steady.simulate.pipe import (PipePlanner, best_slices, finite_makespan, paper_slices,
                          pipe_makespan, pipe_paper, slice_lower_bound, slice_platform,
                          startup_free, stretch, tree_pattern)
 from steady.platform import Link, Platform
-from steady.simulate import simulate, transfers_needed
+from steady.simulate.engine import simulate, transfers_needed
 from steady.strategies import platforms
-from steady.unroll import PeriodicPattern, finite_schedule
+from steady.simulate.unroll import PeriodicPattern, finite_schedule
 from steady.verify import verify
 from helpers import run, assert_one_line_error
 
@@ -201,7 +201,7 @@ def test_best_slices_beats_paper_and_one_slice(platform, size):
 def test_paper_schedule_restretched_to_exact_slices(platform, size):
     """The paper's padded schedule (slices of size ν) run with the exact slice costs
     (size L/ν): still valid, never longer."""
-    from steady.pipe import _checked, _restretch
+    from steady.simulate.pipe import _checked, _restretch
 
     planner = PipePlanner(platform)
     nu = paper_slices(size)

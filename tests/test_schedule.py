@@ -1,4 +1,4 @@
-"""steady.schedule: the compact optimal periodic schedule of 002 §5.4.2, end to end.
+"""steady.schedule.periodic: the compact optimal periodic schedule of 002 §5.4.2, end to end.
 
 LP optimum -> weighted trees (Thm 5) -> matchings (Thm 6) -> period -> the independent
 verifier.  Besides ``steady.verify``, the counting facts of the paper's correctness
@@ -18,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from steady import Platform, default_platform
-from steady.schedule import optimal_schedule, periodic_schedule
+from steady.schedule.periodic import optimal_schedule, periodic_schedule
 from steady.schedule_file import Schedule
 from steady.strategies import platforms, platforms_with_tree
 from steady.throughput import dag_throughput, throughput, tree_formula

@@ -9,13 +9,13 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from steady import default_platform
-from steady.horizon import bound, horizon_report, phases, steady_count
-from steady.schedule import optimal_schedule
+from steady.simulate.horizon import bound, horizon_report, phases, steady_count
+from steady.schedule.periodic import optimal_schedule
 from steady.schedule_file import Schedule, Step, Transfer, TreeEntry
-from steady.simulate import TooLarge, check_blocks, simulate, transfers_needed
+from steady.simulate.engine import TooLarge, check_blocks, simulate, transfers_needed
 from steady.strategies import platforms
 from steady.throughput import throughput
-from steady.unroll import PeriodicPattern, finite_schedule, synchronous, to_blocks
+from steady.simulate.unroll import PeriodicPattern, finite_schedule, synchronous, to_blocks
 from steady.verify import verify
 
 F = Fraction

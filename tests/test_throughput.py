@@ -3,7 +3,7 @@
 Known optima are read off the figures of seed 002; the properties are consequences of
 the linear programs SSB(G) (§5.2), SSBPDAG(G) (§4.1) and TP(T) (§3.1.2 eq. (1)) and
 every one is checked in exact arithmetic.  Also here: the two exact building blocks,
-``steady.arborescence.minimum_arborescence`` and ``steady.throughput.exactlp``.
+``steady.exact.arborescence.minimum_arborescence`` and ``steady.exact.lp``.
 """
 
 from fractions import Fraction
@@ -16,12 +16,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from steady import InputError, Link, Platform
-from steady.arborescence import minimum_arborescence
+from steady.exact.arborescence import minimum_arborescence
 from steady.certificate import check
 from steady.strategies import exact_costs, platforms, relabelings, spanning_trees
 from steady.throughput import (CertificationError, dag_throughput, throughput,
                                tree_formula, tree_throughput)
-from steady.throughput.exactlp import EQ, GE, LE, LinearProgram, _sympy_fallback
+from steady.exact.lp import EQ, GE, LE, LinearProgram, _sympy_fallback
 from steady.throughput.ports import port_loads
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
@@ -387,7 +387,7 @@ def test_peeled_seed_trees_are_spanning_and_use_only_positive_rates(platform, da
     """The master's seed trees (a search heuristic): spanning arborescences rooted at
     the source on arcs of positive rate, one per round until the rates stop spanning,
     and, peeling a share of a positive bottleneck, at least one while they span."""
-    from steady.throughput.trees import peeled_trees
+    from steady.exact.arborescence import peeled_trees
 
     rates = {a: data.draw(st.sampled_from([0.0, 0.5, 1.0, 2.5]), label=str(a))
              for a in platform.arcs}

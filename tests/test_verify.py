@@ -1,6 +1,6 @@
 """steady.verify: the independent checker of steady-schedule v1 schedules.
 
-The valid schedules here are built BY HAND (not by steady.schedule) and checked by hand in
+The valid schedules here are built BY HAND (not by steady.schedule.periodic) and checked by hand in
 the comments; the checker must accept them and -- it is a proof checker -- reject every
 single corruption of them, naming the broken rule (the violation kind).
 """
@@ -484,6 +484,6 @@ def test_verify_imports_no_constructor():
             "print(sorted(m for m in sys.modules if m.startswith('steady')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout
-    for banned in ("steady.throughput", "steady.branching", "steady.coloring",
-                   "steady.schedule'", "steady.arborescence"):
+    for banned in ("steady.throughput", "steady.schedule.branchings", "steady.schedule.matchings",
+                   "steady.schedule.periodic'", "steady.exact.arborescence"):
         assert banned not in out, out

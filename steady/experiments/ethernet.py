@@ -179,7 +179,7 @@ def height_report(summary, switch_tree: str) -> str:
 
 def figure5_plot(summary, path) -> None:
     """Average Algorithm 2 height per density and the complete binary tree, against P."""
-    from ..plots import pyplot, save
+    from ..present.plots import pyplot, save
 
     plt = pyplot(path, "--out")
     fig, ax = plt.subplots(figsize=(7, 4))

@@ -171,7 +171,7 @@ def run_campaign(sizes, iterations: int, seed: int = 0, exact_max: int = 10,
 
 def campaign_from_args(args) -> int:
     """``steady experiment grid``: check the options, run, write, print a summary."""
-    from ..plots import pyplot
+    from ..present.plots import pyplot
 
     sizes = parse_clusters(args.clusters)
     for option, value, low in (("--iterations", args.iterations, 1),
@@ -369,7 +369,7 @@ def figures(out: Path, keys, summaries) -> list[Path]:
 
 
 def _line_figure(path, keys, ylabel, sizes, value, title, summaries, labels) -> Path:
-    from ..plots import pyplot, save
+    from ..present.plots import pyplot, save
 
     plt = pyplot(path, "--out")
     fig, ax = plt.subplots(figsize=(8, 5))

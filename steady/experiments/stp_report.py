@@ -163,7 +163,7 @@ def _figures(rows, kind: str, out: Path) -> list[Path]:
 
 def ratio_figure(rows, model: str, key: str, reference: str, path) -> None:
     """Mean ratio of every heuristic to ``reference`` against ``key`` (000 Figures 4, 5)."""
-    from ..plots import pyplot, save
+    from ..present.plots import pyplot, save
 
     plt = pyplot(path, "--out")
     fig, ax = plt.subplots(figsize=(7, 4.5))

@@ -23,7 +23,7 @@ it is a *bound*, not the multi-port optimum), and the certificate: proofs/multip
 The cuts are generated as in :mod:`steady.throughput.cuts` (same class, other capacity
 rows); the end point is exact, its max-flows are checked exactly, the LP duals give
 prices under which every spanning arborescence costs >= 1 (the certificate), and the
-optimum is decomposed into weighted trees with 002 Thm 5 (:mod:`steady.branching`).
+optimum is decomposed into weighted trees with 002 Thm 5 (:mod:`steady.schedule.branchings`).
 """
 
 from __future__ import annotations
@@ -32,15 +32,13 @@ import time
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from ..arborescence import cheapest_link_arborescence
 from ..errors import InputError
 from ..numbers import format_exact
-from ..throughput import cost_scale
-from ..throughput.cuts import CutPlanes
-from ..throughput.exactlp import LE, LinearProgram
-from ..throughput.maxflow import weakest_destination
-from ..throughput.ports import add_rate_variables
-from ..throughput.trees import peeled_trees
+from ..exact.arborescence import cheapest_link_arborescence, peeled_trees
+from ..exact.cutplanes import CutPlanes, add_rate_variables
+from ..exact.lp import LE, LinearProgram
+from ..exact.maxflow import weakest_destination
+from ..exact.scaling import solve_scaled
 from .models import assert_arborescence, send_overheads
 
 Arc = tuple[str, str]
@@ -86,9 +84,9 @@ class MultiportBound:
 
 
 class MultiportProgram:
-    """Builds the multi-port rows over (n, TP) for :class:`CutPlanes`, with every
-    coefficient divided by ``scale`` (GLOP's tolerances are absolute: see
-    ``steady.throughput._normalised``); remembers which row is which."""
+    """Builds the multi-port rows over (n, TP) for :class:`CutPlanes` on a platform
+    whose costs were divided by ``scale`` (:func:`steady.exact.scaling.solve_scaled`):
+    the send overheads are divided here; remembers which row is which."""
 
     def __init__(self, send: dict, scale: Fraction):
         self.send, self.scale = send, scale
@@ -109,7 +107,7 @@ class MultiportProgram:
                 self.send_rows[row], words[row] = u, text
         for l in platform.links:
             text = f"link {l.tail}->{l.head}"
-            row = lp.add_row({nvar[l.arc]: l.cost / self.scale}, LE, 1, text)
+            row = lp.add_row({nvar[l.arc]: l.cost}, LE, 1, text)
             self.link_rows[row], words[row] = l.arc, text
         return lp, nvar, tpvar, words
 
@@ -124,24 +122,8 @@ def multiport_bound(platform, origin: str = "<platform>") -> MultiportBound:
     for u, o in send.items():
         if o < 0:
             raise InputError(origin, f"send_overhead.{u}", "must be >= 0")
-    a = cost_scale(platform)
-    program = MultiportProgram(send, a)
-    planes = CutPlanes(platform, program, "multiport-cuts")
-    exact_rounds = 0
-    while True:
-        planes.converge_float()
-        exact_rounds += 1
-        solution = planes.lp.solve_exact()
-        tp = solution.x[planes.tpvar] / a
-        # Rates into the source reach no destination: dropping them keeps every
-        # max-flow and only frees rows (as in steady.throughput.postcondition).
-        n = {arc: (solution.x[j] / a if arc[1] != platform.source else Fraction(0))
-             for arc, j in planes.nvar.items()}
-        flow, _, cut = weakest_destination(platform, n)
-        if flow >= tp:
-            break
-        if not planes.add(cut):  # pragma: no cover - the exact check found a known cut
-            raise AssertionError("exact check found a cut the LP already holds")
+    planes, program, solution, n, tp, a = solve_scaled(
+        platform, lambda scaled, a: _converge(platform, scaled, send, a))
     y = {u: solution.duals[row] / a for row, u in program.send_rows.items()}
     z = {arc: solution.duals[row] / a for row, arc in program.link_rows.items()}
     bottleneck = [planes.words[row] for row in sorted(program.send_rows.keys()
@@ -151,10 +133,32 @@ def multiport_bound(platform, origin: str = "<platform>") -> MultiportBound:
     result = MultiportBound(
         tp, n, tuple(trees), y, z, min_tree_cost(platform, send, y, z), bottleneck,
         {"cuts": len(planes.cuts), "separation_rounds": planes.rounds,
-         "exact_rounds": exact_rounds, "trees": len(trees),
+         "exact_rounds": planes.exact_rounds, "trees": len(trees),
          "seconds": round(time.perf_counter() - start, 4)})
     check_multiport_bound(platform, result)
     return result
+
+
+def _converge(platform, scaled, send, a):
+    """Cutting planes on the scaled platform until the exact end point's max-flows reach
+    its TP on the caller's ``platform``; returns (planes, program, exact solution, n, TP,
+    a) with n and TP scaled back."""
+    program = MultiportProgram(send, a)
+    planes = CutPlanes(scaled, program, "multiport-cuts")
+    while True:
+        planes.converge_float()
+        planes.exact_rounds += 1
+        solution = planes.lp.solve_exact()
+        tp = solution.x[planes.tpvar] / a
+        # Rates into the source reach no destination: dropping them keeps every
+        # max-flow and only frees rows (as in steady.throughput.postcondition).
+        n = {arc: (solution.x[j] / a if arc[1] != platform.source else Fraction(0))
+             for arc, j in planes.nvar.items()}
+        flow, _, cut = weakest_destination(platform, n)
+        if flow >= tp:
+            return planes, program, solution, n, tp, a
+        if not planes.add(cut):  # pragma: no cover - the exact check found a known cut
+            raise AssertionError("exact check found a cut the LP already holds")
 
 
 def decompose(platform, n: dict[Arc, Fraction], tp: Fraction) -> list[tuple[dict, Fraction]]:
@@ -165,7 +169,7 @@ def decompose(platform, n: dict[Arc, Fraction], tp: Fraction) -> list[tuple[dict
     links of positive rate, by column generation (pricing: a cheapest arborescence under
     the row duals, floats as a search only); the value is exactly 1 at the end, so at
     most one tree per such link.  Much faster than the arc-by-arc construction of
-    :func:`steady.branching.weighted_branchings` (7 s -> 0.2 s on 50 nodes, density 0.2).
+    :func:`steady.schedule.branchings.weighted_branchings` (7 s -> 0.2 s on 50 nodes, density 0.2).
     """
     support = [l for l in platform.links if n.get(l.arc, 0) > 0]
     lp = LinearProgram("multiport-trees")

@@ -10,10 +10,12 @@ Every result is a :class:`ThroughputResult` whose certificate was checked exactl
 from dataclasses import replace
 from fractions import Fraction
 
+from ..exact.lp import CertificationError
+from ..exact.scaling import solve_scaled
 from ..numbers import format_exact, lcm_of_denominators
+from .compact import compact_trees
 from .cuts import solve_cuts
 from .dag import solve_dag
-from .exactlp import CertificationError
 from .flow import solve_flow
 from .ports import port_loads
 from .result import Certificate, ThroughputResult
@@ -42,31 +44,16 @@ def tree_throughput(platform, parent: dict, origin: str = "<tree>") -> Throughpu
     return _normalised(platform, lambda p: solve_tree(p, parent, origin))
 
 
-#: Costs whose magnitude is within 2^±_SPREAD of 1 are given to the solvers unchanged.
-_SPREAD = 8
-
-
-def cost_scale(platform) -> Fraction:
-    """A power of two a such that the costs c/a are near 1 (1 when they already are):
-    the factor by which to divide costs before a float LP search (see _normalised)."""
-    bits = [l.cost.numerator.bit_length() - l.cost.denominator.bit_length()
-            for l in platform.links]
-    e = (min(bits) + max(bits)) // 2
-    return Fraction(1) if abs(e) <= _SPREAD else Fraction(2) ** e
-
-
 def _normalised(platform, solve) -> ThroughputResult:
-    """``solve(platform)``, run on costs brought near 1 when they are all huge or tiny.
+    """``solve(platform)``, run on costs brought near 1 when they are all huge or tiny
+    (:func:`steady.exact.scaling.solve_scaled`), its exact result scaled back."""
+    return solve_scaled(platform, lambda scaled, a: _scaled_back(platform, solve(scaled), a))
 
-    The float search (GLOP) works with absolute tolerances: with every cost ~10^30 the
-    rates and TP are ~10^-30, below them, and GLOP ends without an optimum.  The LPs
-    are homogeneous (002 §5.2): (n, TP, y) is optimal for costs c/a iff (n/a, TP/a, y/a)
-    is for costs c, with the same arborescence costs c·y.  So solve with costs c/a,
-    a = 2^e near the geometric middle of the costs, and scale the exact result back."""
-    a = cost_scale(platform)
+
+def _scaled_back(platform, r: ThroughputResult, a: Fraction) -> ThroughputResult:
+    """The result for costs c from the result ``r`` for costs c/a (homogeneity)."""
     if a == 1:
-        return solve(platform)
-    r = solve(platform.scale_costs(1 / a))
+        return r
     tp = r.throughput / a
     n = {arc: x / a for arc, x in r.n.items()}
     c = r.certificate
@@ -85,5 +72,5 @@ def _normalised(platform, solve) -> ThroughputResult:
     return result
 
 
-__all__ = ["throughput", "dag_throughput", "tree_throughput", "ThroughputResult",
-           "Certificate", "CertificationError", "tree_formula"]
+__all__ = ["throughput", "dag_throughput", "tree_throughput", "compact_trees",
+           "ThroughputResult", "Certificate", "CertificationError", "tree_formula"]

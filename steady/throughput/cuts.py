@@ -16,85 +16,15 @@ again, so the loop ends on an exactly certified optimum.
 from __future__ import annotations
 
 import time
-from fractions import Fraction
 
-from .exactlp import GE
-from .maxflow import float_network
+from ..exact.cutplanes import CutPlanes
 from .ports import rate_program
 from .postcondition import FlowShortfall, certified_result
-
-_TOLERANCE = 1e-9
-
-
-def cut_words(platform, side: frozenset) -> str:
-    """A cut in words, naming its smaller side: ``cut {Ps,P1} | rest``."""
-    inside = [v for v in platform.nodes if v in side]
-    outside = [v for v in platform.nodes if v not in side]
-    if len(inside) <= len(outside):
-        return "cut {" + ",".join(inside) + "} | rest"
-    return "cut rest | {" + ",".join(outside) + "}"
-
-
-def _add_cut(lp, platform, nvar, tpvar, side, words, cuts):
-    if side in cuts:
-        return False
-    coeffs = {nvar[l.arc]: Fraction(1) for l in platform.links
-              if l.tail in side and l.head not in side}
-    coeffs[tpvar] = Fraction(-1)
-    row = lp.add_row(coeffs, GE, 0, cut_words(platform, side))
-    words[row] = lp.rows[row].name
-    cuts.add(side)
-    return True
-
-
-def _separate(platform, lp, nvar, tpvar, nvals, words, cuts) -> int:
-    """Add the minimum cut of every destination whose float max-flow is short."""
-    n = {arc: nvals[j] for arc, j in nvar.items()}
-    network, scale = float_network(platform, n)
-    need = nvals[tpvar] * scale * (1 - _TOLERANCE)
-    added = 0
-    for d in platform.destinations:
-        if network.max_flow(d) < need:
-            _, side = network.min_cut(d)
-            added += _add_cut(lp, platform, nvar, tpvar, side, words, cuts)
-    return added
-
-
-class CutPlanes:
-    """The cut LP with its rows; :meth:`converge_float` runs the float separation.
-
-    ``program(platform, name, grows)`` builds the LP before the cuts (default: the
-    one-port rows of :func:`~steady.throughput.ports.rate_program`); another model
-    passes its own capacity rows over the same (n, TP) variables."""
-
-    def __init__(self, platform, program=rate_program, name: str = "ssb-cuts"):
-        self.platform = platform
-        self.lp, self.nvar, self.tpvar, self.words = program(platform, name, grows="rows")
-        self.cuts: set[frozenset] = set()
-        self.rounds = 0
-        everyone = frozenset(platform.nodes)
-        for d in platform.destinations:
-            self.add(everyone - {d})
-
-    def add(self, side: frozenset) -> bool:
-        return _add_cut(self.lp, self.platform, self.nvar, self.tpvar, side,
-                        self.words, self.cuts)
-
-    def converge_float(self):
-        """Solve and separate in floats until no cut is violated; returns GLOP's last
-        (values, duals)."""
-        while True:
-            self.rounds += 1
-            values, duals = self.lp.solve_float()
-            if not _separate(self.platform, self.lp, self.nvar, self.tpvar, values,
-                             self.words, self.cuts):
-                return values, duals
-
 
 def solve_cuts(platform):
     """Exact optimal throughput of SSB(G) by cutting planes; see the module docstring."""
     start = time.perf_counter()
-    planes = CutPlanes(platform)
+    planes = CutPlanes(platform, rate_program, "ssb-cuts")
     exact_rounds = 0
     while True:
         planes.converge_float()

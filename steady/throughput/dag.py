@@ -9,7 +9,7 @@ import time
 from fractions import Fraction
 
 from ..errors import InputError
-from .exactlp import EQ
+from ..exact.lp import EQ
 from .ports import rate_program
 from .postcondition import certified_result
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import time
 from fractions import Fraction
 
-from .exactlp import EQ, LE
+from ..exact.lp import EQ, LE
 from .ports import rate_program
 from .postcondition import certified_result
 

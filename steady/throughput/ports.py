@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from ..arborescence import cheapest_link_arborescence
-from .exactlp import LE, LinearProgram
+from ..exact.arborescence import cheapest_link_arborescence
+from ..exact.cutplanes import add_rate_variables
+from ..exact.lp import LE, LinearProgram
 
 
 def rate_program(platform, name: str, grows: str = "columns"):
@@ -22,11 +23,6 @@ def rate_program(platform, name: str, grows: str = "columns"):
     nvar = add_rate_variables(lp, platform)
     tpvar = lp.add_variable("TP", objective=1)
     return lp, nvar, tpvar, add_port_rows(lp, platform, nvar)
-
-
-def add_rate_variables(lp: LinearProgram, platform) -> dict[tuple[str, str], int]:
-    """One variable n_{j,k} >= 0 per link."""
-    return {l.arc: lp.add_variable(f"n[{l.tail}->{l.head}]") for l in platform.links}
 
 
 def add_port_rows(lp: LinearProgram, platform, nvar) -> dict[int, str]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 from ..numbers import lcm_of_denominators
-from .maxflow import weakest_destination
+from ..exact.maxflow import weakest_destination
 from .ports import min_tree_cost, port_loads, port_prices
 from .result import Certificate, ThroughputResult
 

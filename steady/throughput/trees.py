@@ -23,10 +23,10 @@ import heapq
 import time
 from fractions import Fraction
 
-from .exactlp import LE, LinearProgram
-from ..arborescence import minimum_arborescence
-from .cuts import CutPlanes
-from .ports import cheapest_tree, port_prices
+from ..exact.arborescence import minimum_arborescence, peeled_trees
+from ..exact.cutplanes import CutPlanes
+from ..exact.lp import LE, LinearProgram
+from .ports import cheapest_tree, port_prices, rate_program
 from .postcondition import certified_result
 
 _TOLERANCE = 1e-9
@@ -108,7 +108,7 @@ class TreeMaster:
 def _center(platform) -> tuple[tuple[dict, dict], dict]:
     """The cut LP's float optimum: its port prices (near-optimal duals for the master,
     used to stabilise the column generation) and its rates n (to seed the master)."""
-    planes = CutPlanes(platform)
+    planes = CutPlanes(platform, rate_program, "ssb-cuts")
     values, duals = planes.converge_float()
     rates = {arc: max(0.0, values[j]) for arc, j in planes.nvar.items()}
     return port_prices(platform, planes.lp, [max(0.0, d) for d in duals]), rates
@@ -117,61 +117,6 @@ def _center(platform) -> tuple[tuple[dict, dict], dict]:
 #: Seeding: peel |V|/2 trees, each taking this share of its bottleneck (measured on the
 #: 65-node random platforms: pricing rounds fall from ~130 to ~30; a full share
 #: exhausts arcs after a handful of trees, a smaller one gives less diverse trees).
-_PEEL_SHARE = 0.25
-
-
-def _bottleneck_arcs(platform, residual: dict) -> list:
-    """The arcs of residual >= θ for the largest θ at which they still reach every
-    node from the source (a spanning arborescence's best possible bottleneck)."""
-    levels = sorted({r for r in residual.values() if r > 0}, reverse=True)
-    lo, hi, best = 0, len(levels) - 1, None
-    while lo <= hi:
-        mid = (lo + hi) // 2
-        arcs = [arc for arc, r in residual.items() if r >= levels[mid]]
-        if _spans(platform, arcs):
-            best, hi = arcs, mid - 1
-        else:
-            lo = mid + 1
-    return best or []
-
-
-def _spans(platform, arcs) -> bool:
-    children: dict[str, list] = {}
-    for u, v in arcs:
-        children.setdefault(u, []).append(v)
-    seen, stack = {platform.source}, [platform.source]
-    while stack:
-        for v in children.get(stack.pop(), ()):
-            if v not in seen:
-                seen.add(v)
-                stack.append(v)
-    return len(seen) == len(platform.nodes)
-
-
-def peeled_trees(platform, rates: dict, prices, count: int) -> list[dict]:
-    """Seed trees for the master (a search heuristic, floats): repeatedly take the
-    cheapest arborescence under the center prices among the arcs of best bottleneck
-    in the residual rates, and subtract a share of its bottleneck.  Such trees lie
-    in the support of a near-optimal (n, TP), the trees a decomposition of it
-    (002 Thm 5) needs; column generation then completes and certifies the set."""
-    index = {v: i for i, v in enumerate(platform.nodes)}
-    residual = dict(rates)
-    trees = []
-    for _ in range(count):
-        arcs = _bottleneck_arcs(platform, residual)
-        if not arcs:
-            break
-        weighted = [(index[u], index[v], float(platform.cost(u, v))
-                     * (prices[0][index[u]] + prices[1][index[v]])) for u, v in arcs]
-        _, chosen = minimum_arborescence(len(index), index[platform.source], weighted)
-        tree = [arcs[k] for k in chosen]
-        take = _PEEL_SHARE * min(residual[arc] for arc in tree)
-        for arc in tree:
-            residual[arc] -= take
-        trees.append({v: u for u, v in tree})
-    return trees
-
-
 class FloatPricing:
     """Float pricing (a search only): cheapest arborescence under float port prices,
     with the platform's arrays prepared once."""

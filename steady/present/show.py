@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from .numbers import format_exact, many_digits
+from ..numbers import format_exact, many_digits
 from .plots import pyplot, save
 
 _WIDE = 12  # more steps than this: one block per step instead of a grid

@@ -105,8 +105,8 @@ def add_experiments(experiments) -> None:
 # -- steady ethernet tree ---------------------------------------------------------------
 
 def _cmd_tree(args) -> int:
-    from .cluster import Cluster
-    from .trees import linear_order
+    from ..ethernet.cluster import Cluster
+    from ..ethernet.trees import linear_order
 
     arity = _arity(args.algorithm, args.k)
     cluster = Cluster.from_file(args.cluster)
@@ -161,7 +161,7 @@ def _arity(algorithm: str, k) -> int:
 
 
 def _contention_free_tree(cluster, algorithm: str, arity: int):
-    from .trees import (contention_free_binary_tree, contention_free_kary_tree,
+    from ..ethernet.trees import (contention_free_binary_tree, contention_free_kary_tree,
                         contention_free_linear_tree)
 
     if algorithm == "linear":
@@ -173,7 +173,7 @@ def _contention_free_tree(cluster, algorithm: str, arity: int):
 
 def _unaware(cluster, k: int, quiet: bool) -> dict:
     from ..progress import StageBar
-    from .unaware import SHAPES, contention_report, unaware_tree
+    from ..ethernet.unaware import SHAPES, contention_report, unaware_tree
 
     out = {}
     with StageBar([f"{shape} contention" for shape in SHAPES], quiet) as bar:
@@ -209,8 +209,8 @@ def _print_rows(rows) -> None:
 
 def _cmd_segment(args) -> int:
     from ..numbers import decimal_text, format_exact
-    from .plogp import load_table
-    from .segments import best_segment, choose, linear_time
+    from ..ethernet.plogp import load_table
+    from ..ethernet.segments import best_segment, choose, linear_time
 
     arity = _arity(args.tree, args.k)
     msize = _size(args.size)
@@ -262,7 +262,7 @@ def _size(text: str) -> int:
 def _machines(path, machines):
     cluster = None
     if path is not None:
-        from .cluster import Cluster
+        from ..ethernet.cluster import Cluster
 
         cluster = Cluster.from_file(path)
         if machines is not None and machines != len(cluster.machines):
@@ -280,7 +280,7 @@ def _machines(path, machines):
 def _segment_tree(cluster, machines: int, arity: int):
     if cluster is not None:
         return _contention_free_tree(cluster, "binary" if arity == 2 else "k-ary", arity)
-    from .unaware import complete_kary_tree
+    from ..ethernet.unaware import complete_kary_tree
 
     return complete_kary_tree([f"n{r}" for r in range(machines)], arity)
 

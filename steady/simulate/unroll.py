@@ -37,7 +37,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
-from .numbers import lcm_of_denominators
+from ..numbers import lcm_of_denominators
 
 
 @dataclass(frozen=True)

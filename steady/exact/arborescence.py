@@ -22,7 +22,7 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Sequence
 
-from .numbers import lcm_of_denominators
+from ..numbers import lcm_of_denominators
 
 # A heap node is a list [key, arc, left, right, rank, lazy]; lazy is added to every key
 # below (and including) the node when it is pushed down.
@@ -176,3 +176,58 @@ def cheapest_link_arborescence(nodes: Sequence[str], source: str, links, weights
     cost, chosen = found
     parent = {links[i].head: links[i].tail for i in chosen}
     return (Fraction(cost, scale) if exact else cost), parent
+
+
+_PEEL_SHARE = 0.25
+
+
+def _bottleneck_arcs(platform, residual: dict) -> list:
+    """The arcs of residual >= θ for the largest θ at which they still reach every
+    node from the source (a spanning arborescence's best possible bottleneck)."""
+    levels = sorted({r for r in residual.values() if r > 0}, reverse=True)
+    lo, hi, best = 0, len(levels) - 1, None
+    while lo <= hi:
+        mid = (lo + hi) // 2
+        arcs = [arc for arc, r in residual.items() if r >= levels[mid]]
+        if _spans(platform, arcs):
+            best, hi = arcs, mid - 1
+        else:
+            lo = mid + 1
+    return best or []
+
+
+def _spans(platform, arcs) -> bool:
+    children: dict[str, list] = {}
+    for u, v in arcs:
+        children.setdefault(u, []).append(v)
+    seen, stack = {platform.source}, [platform.source]
+    while stack:
+        for v in children.get(stack.pop(), ()):
+            if v not in seen:
+                seen.add(v)
+                stack.append(v)
+    return len(seen) == len(platform.nodes)
+
+
+def peeled_trees(platform, rates: dict, prices, count: int) -> list[dict]:
+    """Seed trees for the master (a search heuristic, floats): repeatedly take the
+    cheapest arborescence under the center prices among the arcs of best bottleneck
+    in the residual rates, and subtract a share of its bottleneck.  Such trees lie
+    in the support of a near-optimal (n, TP), the trees a decomposition of it
+    (002 Thm 5) needs; column generation then completes and certifies the set."""
+    index = {v: i for i, v in enumerate(platform.nodes)}
+    residual = dict(rates)
+    trees = []
+    for _ in range(count):
+        arcs = _bottleneck_arcs(platform, residual)
+        if not arcs:
+            break
+        weighted = [(index[u], index[v], float(platform.cost(u, v))
+                     * (prices[0][index[u]] + prices[1][index[v]])) for u, v in arcs]
+        _, chosen = minimum_arborescence(len(index), index[platform.source], weighted)
+        tree = [arcs[k] for k in chosen]
+        take = _PEEL_SHARE * min(residual[arc] for arc in tree)
+        for arc in tree:
+            residual[arc] -= take
+        trees.append({v: u for u, v in tree})
+    return trees

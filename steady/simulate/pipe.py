@@ -5,7 +5,7 @@ The source broadcasts a single message of size L, cut into slices.  With start-u
 (``Link.startup`` is β, ``Link.cost`` is c).  For k slices of size s = L/k the problem
 is the broadcast of k *unit* messages on the **slice platform**, whose link costs are
 β_jk + s·c_jk (:func:`slice_platform`); a periodic schedule of that platform unrolled
-into a finite schedule of exactly k messages (:mod:`steady.unroll`, 002 §5.5) is a
+into a finite schedule of exactly k messages (:mod:`steady.simulate.unroll`, 002 §5.5) is a
 solution, and its makespan is computed exactly.
 
 Lower bound (Lemma 7 applied to a size-L broadcast, 002 §6 proof of Theorem 8): every
@@ -22,7 +22,7 @@ we cut the message into k slices of the exact size L/k instead (no padding), and
 
 Which periodic schedule?  For each (k, s) three candidate patterns are unrolled and the
 shortest finite schedule wins (all exact, all steady-schedule v1 objects on the slice
-platform that ``steady.verify`` and ``steady.simulate`` accept):
+platform that ``steady.verify`` and ``steady.simulate.engine`` accept):
 
 ``"optimal"``
     the optimal periodic schedule of the slice platform (its own LP).  Its period has
@@ -55,9 +55,9 @@ import math
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from .numbers import parse_exact
-from .platform import Link, Platform
-from .schedule_file import Schedule, Step, TreeEntry, Transfer
+from ..numbers import parse_exact
+from ..platform import Link, Platform
+from ..schedule_file import Schedule, Step, TreeEntry, Transfer
 
 #: Candidate periodic patterns, in the order they are tried (ties go to the first).
 PATTERNS = ("stretched", "optimal", "tree")
@@ -155,7 +155,7 @@ def tree_pattern(platform: Platform, parent: dict) -> Schedule:
 def batches_for(messages_per_period: int, weights, slices: int):
     """B = ceil(k/M) batches, the last one partial when M does not divide k: it carries
     the remainder, filling tree 0 up to λ_0, then tree 1, ... (``share``, see
-    :meth:`steady.unroll.PeriodicPattern.blocks`).  Returns (B, share or None)."""
+    :meth:`steady.simulate.unroll.PeriodicPattern.blocks`).  Returns (B, share or None)."""
     m = messages_per_period
     batches = -(-slices // m)
     rest = slices - (batches - 1) * m
@@ -216,7 +216,7 @@ class PipeResult:
         return self.slices * self.slice_size != self.size
 
     def to_dict(self) -> dict:
-        from .numbers import format_exact
+        from ..numbers import format_exact
 
         doc = {"size": format_exact(self.size), "slices": self.slices,
                "slice_size": format_exact(self.slice_size),
@@ -245,8 +245,8 @@ class PipePlanner:
     per (slices, slice size)."""
 
     def __init__(self, platform: Platform, patterns=PATTERNS, trees: int = 4):
-        from .schedule import optimal_schedule
-        from .throughput import throughput
+        from ..schedule.periodic import optimal_schedule
+        from ..throughput import throughput
 
         unknown = sorted(set(patterns) - set(PATTERNS))
         if unknown or not patterns:
@@ -269,8 +269,8 @@ class PipePlanner:
 
     def candidates(self, slice_size: Fraction):
         """(name, periodic schedule on the slice platform, TP of the slice LP or None)."""
-        from .schedule import optimal_schedule
-        from .throughput import throughput
+        from ..schedule.periodic import optimal_schedule
+        from ..throughput import throughput
 
         sliced = slice_platform(self.platform, slice_size)
         out = []
@@ -331,7 +331,7 @@ def pipe_makespan(platform: Platform, size, slices: int, patterns=PATTERNS,
 
     Runtime postconditions: makespan >= L·T* (Lemma 7), and, up to
     FULL_CHECK_BATCHES batches, the makespan equals that of the whole unrolled finite
-    schedule (:func:`steady.unroll.finite_schedule`)."""
+    schedule (:func:`steady.simulate.unroll.finite_schedule`)."""
     planner = planner or PipePlanner(platform, patterns)
     return _checked(planner.evaluate(size, slices))
 

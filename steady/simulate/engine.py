@@ -1,6 +1,6 @@
 """Message-level simulation of a finite broadcast schedule, with its own checks.
 
-Unrolls the blocks of a :class:`steady.unroll.FiniteSchedule` (built from a
+Unrolls the blocks of a :class:`steady.simulate.unroll.FiniteSchedule` (built from a
 steady-schedule v1 file alone) into single message transfers: every message number, on
 every link, with its start and end time, and checks what 002 §2 demands of any schedule,
 independently of how the blocks were built:

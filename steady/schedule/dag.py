@@ -14,7 +14,7 @@ t_jk = n_jk·c_jk and the throughput TP.  Theorem 2 turns them into a schedule:
    each maximal range of messages routed identically is one spanning arborescence,
    weighted by the range's length, and per period link (j,k) carries q·n_jk messages;
 5. the edge colouring (Lemma 1) orders one period of these counts:
-   :func:`steady.schedule.periodic_schedule` writes the steady-schedule v1 file.
+   :func:`steady.schedule.periodic.periodic_schedule` writes the steady-schedule v1 file.
 
 All numbers are int / Fraction.  Each step has an exact runtime postcondition, and the
 final schedule is checked by the independent :func:`steady.verify.verify`.  The proof,
@@ -27,11 +27,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
-from .errors import InputError
-from .numbers import format_exact, lcm_of_denominators
-from .schedule import periodic_schedule
-from .schedule_file import PriceCertificate
-from .throughput import dag_throughput
+from ..errors import InputError
+from ..numbers import format_exact, lcm_of_denominators
+from .periodic import periodic_schedule
+from ..schedule_file import PriceCertificate
+from ..throughput import dag_throughput
 
 __all__ = ["LayerTransfer", "Layers", "heights", "layer_schedule", "dag_trees",
            "dag_schedule"]
@@ -262,9 +262,9 @@ def dag_schedule(platform, origin: str = "<platform>"):
     the LP's port prices, checked by the verifier), and ``info`` with q, the heights,
     the layers (:class:`Layers` and its table), the weighted trees
     (``weighted_trees``) and statistics in the keys
-    of :func:`steady.schedule.optimal_schedule`.  Raises InputError(origin, "links", ...)
+    of :func:`steady.schedule.periodic.optimal_schedule`.  Raises InputError(origin, "links", ...)
     when the platform has a cycle."""
-    from .verify import verify  # the independent checker, as the final postcondition
+    from ..verify import verify  # the independent checker, as the final postcondition
 
     h = heights(platform, origin)  # rejects a cycle before any LP is solved
     result = dag_throughput(platform, origin)

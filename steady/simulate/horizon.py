@@ -1,7 +1,7 @@
 """Broadcasting within a time bound K: steady(G, K), opt(G, K) <= K·TP, and the lengths of
 initialization and clean-up (002 §5.5, Lemma 7, Theorem 7).
 
-For a horizon K, the finite schedule of :mod:`steady.unroll` broadcasts B = r + W whole
+For a horizon K, the finite schedule of :mod:`steady.simulate.unroll` broadcasts B = r + W whole
 batches of M messages (W warm-up periods, r steady periods of length T) and ends at
 I + r·T + J, where I and J are the lengths of its warm-up and clean-up, constants of
 the periodic schedule.  So
@@ -10,7 +10,7 @@ the periodic schedule.  So
 
 and for smaller K the largest number of whole batches whose as-soon-as-possible
 unrolling ends by K.  Every counted message reaches every node by K (checked message by
-message by :mod:`steady.simulate`).  Since M = T·TP,
+message by :mod:`steady.simulate.engine`).  Since M = T·TP,
 
     steady(G, K) >= (K - I - J - T)·TP,
 
@@ -27,7 +27,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
-from .simulate import MAX_EVENTS, simulate, transfers_needed
+from .engine import MAX_EVENTS, simulate, transfers_needed
 from .unroll import PeriodicPattern, finite_schedule
 
 

@@ -1,9 +1,9 @@
 """The compact optimal periodic schedule of 002 §5.4.2.
 
-From an exact optimum of SSB(G): weighted broadcast trees (Thm 5, :mod:`steady.branching`
+From an exact optimum of SSB(G): weighted broadcast trees (Thm 5, :mod:`steady.schedule.branchings`
 or the trees of the column generation), the per-link message counts m_{j,k} = sum of
 the weights of the trees through (j,k) (eq. (17)), a weighted edge colouring of the
-bipartite graph of communication times m_{j,k} c_{j,k} (Thm 6, :mod:`steady.coloring`),
+bipartite graph of communication times m_{j,k} c_{j,k} (Thm 6, :mod:`steady.schedule.matchings`),
 and the period:
 
     s = lcm over links of sum_{i in M(j,k)} μ_i        (eq. (20))
@@ -21,10 +21,11 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
-from .branching import compact_trees, weighted_branchings
-from .coloring import weighted_edge_coloring
-from .numbers import lcm_of_denominators
-from .schedule_file import PriceCertificate, Schedule, Step, TreeEntry, Transfer
+from ..throughput import compact_trees
+from .branchings import weighted_branchings
+from .matchings import weighted_edge_coloring
+from ..numbers import lcm_of_denominators
+from ..schedule_file import PriceCertificate, Schedule, Step, TreeEntry, Transfer
 
 
 def integer_trees(platform, result) -> tuple[list[tuple[dict, int]], int, dict]:

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import io
 
-from .errors import InputError
-from .fileio import atomic_write_bytes
+from ..errors import InputError
+from ..fileio import atomic_write_bytes
 
 FORMATS = (".png", ".svg")
 

@@ -13,18 +13,15 @@ rest completable — after reserving μ on the tree's arcs, the remaining capaci
 have root-connectivity >= k - μ, checked by exact max-flows — and shrink the tree's weight
 to μ when only part of it fits.  Exact integers throughout.
 
-:func:`compact_trees` reduces any such family to a basic solution of the port rows: at
-most one tree per one-port row, so at most 2|V| - 1 trees (the paper's bound is
-|V|^3 + |E|).
+:func:`steady.throughput.compact_trees` then reduces such a family to a basic solution
+of the port rows (at most 2|V| - 1 trees; the paper's bound is |V|^3 + |E|).
 """
 
 from __future__ import annotations
 
-from fractions import Fraction
 from typing import Mapping
 
-from .numbers import lcm_of_denominators
-from .throughput.maxflow import FlowNetwork
+from ..exact.maxflow import FlowNetwork
 
 
 def weighted_branchings(platform, capacities: Mapping[tuple[str, str], int],
@@ -121,31 +118,3 @@ def check_branchings(platform, capacities, k, trees) -> None:
         if load > capacities.get(arc, 0):
             raise AssertionError(f"link {arc[0]}->{arc[1]} carries {load} > capacity "
                                  f"{capacities.get(arc, 0)}")
-
-
-def compact_trees(platform, trees, scale: int) -> tuple[list[tuple[dict, int]], int]:
-    """A basic solution over the given trees: same throughput, at most one tree per
-    one-port row.
-
-    ``trees`` are (child -> parent, weight) with integer weights at scale N = ``scale``
-    whose port loads fit (rates weight/N, one-port rows <= 1).  The LP max sum λ_T over these
-    trees under the port rows has an optimum >= sum weight / N, reached at a vertex with
-    at most one positive λ per row; since the trees came from an optimum of SSB(G) the
-    value is the same.  Returns the new trees with integer weights and the new scale."""
-    from .throughput import cost_scale
-    from .throughput.trees import TreeMaster
-
-    # The float search needs costs near 1; rates for costs c/a are a times the rates
-    # for costs c (homogeneity of the port rows).
-    a = cost_scale(platform)
-    master = TreeMaster(platform if a == 1 else platform.scale_costs(1 / a))
-    for parent, _ in trees:
-        master.add(parent)
-    solution = master.lp.solve_exact()
-    rates = {i: solution.x[i] / a for i in range(len(master.trees)) if solution.x[i]}
-    new_scale = lcm_of_denominators(rates.values())
-    compacted = [(master.trees[i], int(r * new_scale)) for i, r in rates.items()]
-    if Fraction(sum(w for _, w in compacted), new_scale) < Fraction(
-            sum(w for _, w in trees), scale):
-        raise AssertionError("compaction lost throughput")
-    return compacted, new_scale

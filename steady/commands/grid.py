@@ -1,4 +1,4 @@
-"""Command-line commands of this package, registered by :mod:`steady.cli`.
+"""Command-line commands of seed 001: ``steady grid schedule``, ``steady experiment grid``.
 
 Only argparse wiring lives at the top of this module; each command imports the
 computing modules when it runs, so that ``steady --help`` stays fast.
@@ -79,10 +79,10 @@ def _cmd_schedule(args) -> int:
 
     from ..errors import InputError
     from ..progress import StageBar
-    from .heuristics import HEURISTICS, resolve, run
-    from .model import Grid
-    from .optimum import SearchLimit, optimal_schedule
-    from .schedule import lower_bound
+    from ..grid.heuristics import HEURISTICS, resolve, run
+    from ..grid.model import Grid
+    from ..grid.optimum import SearchLimit, optimal_schedule
+    from ..grid.schedule import lower_bound
 
     if args.node_limit < 1:
         raise InputError("<command line>", "--node-limit", f"must be >= 1, not "
@@ -124,7 +124,7 @@ def _cmd_schedule(args) -> int:
 
 
 def _label(key: str) -> str:
-    from .heuristics import HEURISTICS, VARIANTS
+    from ..grid.heuristics import HEURISTICS, VARIANTS
 
     if key == "optimum":
         return "optimum (exact)"
@@ -144,7 +144,7 @@ def _schedule_doc(grid, path, schedules, optimum, bound) -> dict:
 
 
 def _print_schedules(grid, path, schedules, optimum, bound) -> None:
-    from .schedule import time_text
+    from ..grid.schedule import time_text
 
     names = grid.names
     everything = schedules + ([optimum] if optimum is not None else [])

@@ -67,8 +67,8 @@ def _cmd_heuristics(args) -> int:
     from ..numbers import decimal_text, format_exact
     from ..platform import load_platform
     from ..throughput import throughput
-    from .models import send_overheads
-    from .registry import run_heuristics
+    from ..heuristics.models import send_overheads
+    from ..heuristics.registry import run_heuristics
 
     platform, origin = load_platform(args.platform)
     if args.model == "multi-port":
@@ -121,7 +121,7 @@ def _cmd_heuristics(args) -> int:
 def _optimum(platform, model: str, lp) -> Fraction:
     if model == "one-port":
         return lp.throughput
-    from .multiport_bound import multiport_bound
+    from ..heuristics.multiport_bound import multiport_bound
 
     return multiport_bound(platform).throughput
 
@@ -129,7 +129,7 @@ def _optimum(platform, model: str, lp) -> Fraction:
 def _best(platform, model: str, limit: float):
     if limit == 0:
         return None
-    from .best_tree import best_tree
+    from ..heuristics.best_tree import best_tree
 
     return best_tree(platform, model, time_limit=limit)
 
@@ -153,7 +153,7 @@ def _cmd_experiment(args) -> int:
     from ..experiments import stp
     from ..experiments.runner import parallel_map
     from ..experiments.stp_report import write_outputs
-    from .registry import PAPER_LABELS
+    from ..heuristics.registry import PAPER_LABELS
 
     kind = args.platforms
     nodes = _int_list(args.nodes, "--nodes") if args.nodes else (

@@ -1,0 +1,17 @@
+"""The exact toolbox under every LP of steady: float search, exact end (DESIGN.md's
+exactness policy).
+
+- :mod:`.lp`: LinearProgram (GLOP search, exact rational re-solve of the basis);
+- :mod:`.maxflow`: exact (integer) and float max-flows and min cuts;
+- :mod:`.arborescence`: cheapest spanning arborescences (Edmonds), exact or float;
+- :mod:`.cutplanes`: LPs over per-link rates (n, TP) with lazily separated min cuts;
+- :mod:`.scaling`: float searches on costs near 1 (homogeneity).
+
+It knows platforms only as nodes, links and costs; it imports nothing above it.
+"""
+
+from .lp import EQ, GE, LE, CertificationError, LinearProgram
+from .scaling import cost_scale, solve_scaled
+
+__all__ = ["EQ", "GE", "LE", "CertificationError", "LinearProgram", "cost_scale",
+           "solve_scaled"]
