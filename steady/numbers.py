@@ -72,7 +72,7 @@ def parse_exact(value) -> Fraction:
 
 def document_number(value, origin: str, element: str, positive: bool = True) -> Fraction:
     """A number of a steady document, exact, > 0 (``positive``) or >= 0; otherwise an
-    :class:`~steady.errors.InputError` naming the file and the element (DESIGN.md)."""
+    :class:`~steady.errors.InputError` naming the file and the element (docs/formats.md)."""
     if value is None:
         raise InputError(origin, element, "missing number (null)")
     try:

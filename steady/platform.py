@@ -5,7 +5,7 @@ arc (j, k) costs c_{j,k} time units per unit-size message; optional start-up cos
 β_{j,k} (002 §6) and per-node send overheads (the multi-port model of seed 000 §2.2).
 
 A :class:`Platform` is built from a steady-platform v1 document (file or dict, see
-DESIGN.md) or from a networkx DiGraph, and validated on the way in: every error names the
+docs/formats.md) or from a networkx DiGraph, and validated on the way in: every error names the
 file, the element and the reason.  Writing it back gives an equivalent document.
 """
 
@@ -17,7 +17,7 @@ from types import MappingProxyType
 from typing import Iterable, Mapping
 
 from .errors import InputError
-from .fileio import JsonDocument, check_version, loads_json
+from .fileio import JsonDocument, check_version, load_json, loads_json
 from .numbers import document_number, format_exact
 
 FORMAT = "steady-platform"
@@ -367,3 +367,40 @@ def load_platform(path) -> tuple[Platform, str]:
     if path is None:
         return default_platform(), "<embedded figure-1>"
     return Platform.from_file(path), str(path)
+
+
+def load_tree(path, platform: Platform) -> dict[str, str]:
+    """A tree file: ``{"format": "steady-tree", "version": 1, "edges": [[u, v], ...]}``
+    or a steady-platform document whose links are the tree's arcs.  Returns
+    child -> parent, validated as a spanning arborescence of ``platform``."""
+    origin = str(path)
+    doc = load_json(path)
+    if isinstance(doc, dict) and doc.get("format") == FORMAT:
+        edges = [[l.tail, l.head] for l in Platform.from_dict(doc, origin).links]
+    elif isinstance(doc, dict) and doc.get("format") == "steady-tree":
+        if doc.get("version", 1) != 1:
+            raise InputError(origin, "version", f"unsupported version {doc['version']!r}")
+        unknown = sorted(set(doc) - {"format", "version", "edges"})
+        if unknown:
+            raise InputError(origin, f"key {unknown[0]!r}", "unknown key")
+        edges = doc.get("edges")
+    else:
+        raise InputError(origin, "format", "expected a steady-tree or steady-platform document")
+    parent = _tree_edges(edges, origin)
+    platform.check_arborescence(parent, origin)
+    return parent
+
+
+def _tree_edges(edges, origin: str) -> dict[str, str]:
+    """child -> parent of a tree file's ``edges``, each child with one parent."""
+    if not isinstance(edges, list):
+        raise InputError(origin, "edges", "must be a list of [parent, child] pairs")
+    parent: dict[str, str] = {}
+    for i, edge in enumerate(edges):
+        if not (isinstance(edge, list) and len(edge) == 2 and all(isinstance(x, str) for x in edge)):
+            raise InputError(origin, f"edges[{i}]", "an edge is a pair [parent, child] of names")
+        par, child = edge
+        if child in parent:
+            raise InputError(origin, f"edges[{i}]", f"{child} has two parents")
+        parent[child] = par
+    return parent

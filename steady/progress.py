@@ -1,7 +1,7 @@
 """A stage progress bar on stderr for commands that can take more than a few seconds.
 
-Shown only when stderr is a terminal and ``--quiet`` is not given (DESIGN.md, command
-line conventions); otherwise every call is a no-op.
+Shown only when stderr is a terminal and ``--quiet`` is not given (docs/cli.md,
+progress bars); otherwise every call is a no-op.
 """
 
 from __future__ import annotations
@@ -21,21 +21,29 @@ class StageBar:
         self.done = 0
 
     def stage(self, name: str) -> None:
+        self._draw(name)
+        self.done += 1
+
+    def _draw(self, name: str, end: str = "") -> None:
         if self.enabled:
             width = 24
             filled = width * self.done // len(self.stages)
             bar = "#" * filled + "." * (width - filled)
             elapsed = time.perf_counter() - self.start
             self.stream.write(f"\r[{bar}] {self.done}/{len(self.stages)} {name:<24} "
-                              f"{elapsed:6.1f}s")
+                              f"{elapsed:6.1f}s{end}")
             self.stream.flush()
-        self.done += 1
 
     def __enter__(self):
         return self
 
-    def __exit__(self, *exc):
-        if self.enabled:
+    def __exit__(self, exc_type, *exc):
+        if exc_type is None:
+            # Completed work leaves its full bar on screen (n/n): a bar that vanishes
+            # at its last stage never tells the user it finished.
+            self.done = len(self.stages)
+            self._draw("done", "\n")
+        elif self.enabled:
             self.stream.write("\r" + " " * 70 + "\r")
             self.stream.flush()
         return False
@@ -74,8 +82,14 @@ class CountBar:
     def __enter__(self):
         return self
 
-    def __exit__(self, *exc):
-        if self.enabled:
+    def __exit__(self, exc_type, *exc):
+        if not self.enabled:
+            return False
+        if exc_type is None:   # finished: leave the full bar (total/total) on screen
+            self.done = self.total
+            self._draw()
+            self.stream.write("\n")
+        else:
             self.stream.write("\r" + " " * 78 + "\r")
-            self.stream.flush()
+        self.stream.flush()
         return False

@@ -46,7 +46,7 @@ def test_schedule_default_platform_throughput_1(capsys):
     code, out, err = run(capsys, "schedule")
     assert code == 0 and err == ""
     rows = dict(line.split(None, 1) for line in out.splitlines())
-    assert rows["throughput"].startswith("1 = 1 ")
+    assert rows["throughput"] == "1 broadcast per time unit"
     assert rows["verified"].startswith("yes")
 
 
@@ -226,8 +226,9 @@ def test_show_prints_the_period_table(capsys, schedule_file):
     lines = out.splitlines()
     assert lines[0].startswith("period 2, 2 messages per period, throughput 1")
     assert lines[1].startswith("link \\ step")
-    links = {line.split()[0] for line in lines[2:]}
+    links = {line.split()[0] for line in lines[2:lines.index("")]}   # then the legend
     assert links == {"Ps->P1", "Ps->P2", "P1->P2", "P2->P1", "P1->P3", "P2->P4"}
+    assert lines[lines.index("") + 1].startswith("legend: Tkxm = m messages of tree k")
 
 
 def test_show_gantt_png(capsys, schedule_file, tmp_path):

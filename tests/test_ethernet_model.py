@@ -19,7 +19,7 @@ from steady.ethernet.plogp import PLogPTable, load_table, table_from_dict
 from steady.ethernet.segments import (best_segment, binary_time, choose, hop_counts,
                                       linear_time, tree_time)
 from steady.ethernet.unaware import complete_kary_tree
-from steady.experiments import ethernet
+from steady.experiments import ethernet, ethernet_report
 
 F = Fraction
 PROOF = Path(__file__).resolve().parent.parent / "proofs" / "ethernet-segment-model.md"
@@ -116,7 +116,7 @@ def test_no_single_A_B_reproduces_the_binary_model_columns():
 
 
 def test_the_proof_note_shows_the_current_table3():
-    assert ethernet.table3_report(ethernet.table3_rows()) in PROOF.read_text()
+    assert ethernet_report.table3_report(ethernet.table3_rows()) in PROOF.read_text()
 
 
 def test_candidates_are_the_tabulated_sizes_up_to_the_message():

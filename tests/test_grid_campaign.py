@@ -7,8 +7,9 @@ from fractions import Fraction
 import pytest
 
 from steady.errors import InputError
-from steady.experiments.grid import (Block, findings, parse_clusters, run_block,
-                                     summarise)
+from steady.commands.grid import parse_clusters
+from steady.experiments.grid import Block, run_block, summarise
+from steady.experiments.grid_report import findings
 from steady.grid.heuristics import HEURISTICS
 
 KEYS = tuple(HEURISTICS)   # flat fef ecef ecef-la ecef-lat-min ecef-lat-max bottomup binomial

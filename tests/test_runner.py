@@ -69,3 +69,34 @@ def test_count_bar_draws_on_a_terminal_and_not_when_quiet():
     with CountBar(4, "platforms", quiet=True, stream=quiet) as bar:
         bar.advance()
     assert quiet.getvalue() == ""
+
+
+def test_stage_bar_shows_its_final_state_when_the_work_completes():
+    """A bar that stops at 3/4 never says it finished: on success it ends at 4/4 and
+    stays on screen; on an error it is wiped (the error line follows)."""
+    from steady.progress import StageBar
+
+    stream = Terminal()
+    with StageBar(["a", "b", "c", "d"], stream=stream) as bar:
+        for name in "abcd":
+            bar.stage(name)
+    assert "3/4 d" in stream.getvalue() and "4/4 done" in stream.getvalue()
+    assert stream.getvalue().endswith("\n")
+    failed = Terminal()
+    with pytest.raises(ValueError):
+        with StageBar(["a", "b"], stream=failed) as bar:
+            bar.stage("a")
+            raise ValueError
+    assert "2/2" not in failed.getvalue() and not failed.getvalue().endswith("\n")
+    quiet = Terminal()
+    with StageBar(["a"], quiet=True, stream=quiet) as bar:
+        bar.stage("a")
+    assert quiet.getvalue() == ""
+
+
+def test_count_bar_stays_at_its_total_when_done():
+    stream = Terminal()
+    with CountBar(2, "clusters", stream=stream) as bar:
+        bar.advance(2)
+    last = stream.getvalue().rsplit("\r", 1)[1]      # what stays on the screen
+    assert "2/2 clusters" in last and last.endswith("\n")

@@ -731,3 +731,15 @@ def test_sympy_fallback_raises_certification_error_not_sympy_errors():
         assert _sympy_fallback(lp).value == 3
     except CertificationError:
         pass
+
+
+def test_result_repr_is_a_readable_summary():
+    """Like scipy's OptimizeResult: the value exact and decimal, the period, how it was
+    found and proved, counts instead of the dicts."""
+    text = repr(throughput(Platform.from_file(SAMPLES / "figure5-dag.json"), "trees"))
+    lines = text.splitlines()
+    assert lines[0] == "ThroughputResult(" and lines[-1] == ")"
+    rows = dict(line.strip().split(": ", 1) for line in lines[1:-1])
+    assert rows["throughput"] == "4/5 = 0.8" and rows["period"] == "5/4 = 1.25"
+    assert rows["formulation"] == "trees (graph)" and rows["certified"] == "True"
+    assert rows["rates"].endswith("trees") and "{" not in text

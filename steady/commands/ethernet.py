@@ -7,11 +7,12 @@ computing modules when it runs, so that ``steady --help`` stays fast.
 
 from __future__ import annotations
 
-import json
 import re
+from pathlib import Path
 
 from ..errors import InputError
 from ..experiments.runner import add_campaign_options
+from ..present.sheet import print_json, print_sheet, written_line
 
 ALGORITHMS = ("linear", "binary", "k-ary")
 _SIZE = re.compile(r"^\s*(\d+)\s*(b|k|kb|m|mb)?\s*$", re.IGNORECASE)
@@ -121,7 +122,7 @@ def _cmd_tree(args) -> int:
     if args.compare:
         doc["unaware"] = _unaware(cluster, arity if arity > 2 else 3, args.quiet)
     if args.json:
-        print(json.dumps(doc, indent=1))
+        print_json(doc)
         return 0
     claim = {"linear": "Algorithm 1, Theorem 1", "binary": "Algorithm 2, Theorem 2",
              "k-ary": f"k-ary Algorithm 2, k = {arity}"}[args.algorithm]
@@ -134,7 +135,7 @@ def _cmd_tree(args) -> int:
             ("contention", "none: no two communications from different machines share "
                            "a directed channel (checked)"),
             ("tree", _edges_text(tree.edges()))]
-    _print_rows(rows)
+    print_sheet(rows)
     if args.compare:
         print("\ntopology-unaware trees (004 §3.1), pipelined:")
         width = max(len(n) for n in doc["unaware"])
@@ -199,12 +200,6 @@ def _edges_text(edges, most: int = 12) -> str:
                     if len(edges) > most else "")
 
 
-def _print_rows(rows) -> None:
-    width = max(len(k) for k, _ in rows)
-    for key, value in rows:
-        print(f"{key:<{width}}  {value}")
-
-
 # -- steady ethernet segment --------------------------------------------------------------
 
 def _cmd_segment(args) -> int:
@@ -230,14 +225,14 @@ def _cmd_segment(args) -> int:
            "candidates": [c.to_dict() for c in choice.candidates],
            "best_segment": choice.best_segment, "best_time": format_exact(choice.best.time)}
     if args.json:
-        print(json.dumps(doc, indent=1))
+        print_json(doc)
         return 0
     if cluster is not None and arity > 1:
         algorithm = "Algorithm 2" if arity == 2 else f"{arity}-ary Algorithm 2"
         shape = f"{algorithm} on {args.cluster}"
     else:
         shape = {1: "linear", 2: "complete binary"}.get(arity, f"complete {arity}-ary")
-    _print_rows([("model", f"extended pLogP (004 §4.2), formula {doc['formula']}; "
+    print_sheet([("model", f"extended pLogP (004 §4.2), formula {doc['formula']}; "
                            f"L, g: {doc['params']}"),
                  ("tree", f"{shape}, P = {machines}"),
                  ("message", f"{msize} bytes")])
@@ -288,9 +283,8 @@ def _segment_tree(cluster, machines: int, arity: int):
 # -- steady experiment ethernet-height / ethernet-table3 ----------------------------------
 
 def _cmd_height(args) -> int:
-    from pathlib import Path
-
     from ..experiments import ethernet
+    from ..experiments.ethernet_report import height_report, write_height_outputs
     from ..experiments.runner import parallel_map
 
     machines = _machine_sizes(args.machines)
@@ -304,10 +298,10 @@ def _cmd_height(args) -> int:
                         backend=args.backend, scheduler=args.scheduler, quiet=args.quiet,
                         label="clusters")
     summary = ethernet.height_summary(rows)
-    written = ethernet.write_height_outputs(rows, summary, Path(args.out),
-                                            args.switch_tree, plots=not args.no_plots)
-    print(ethernet.height_report(summary, args.switch_tree), end="")
-    print("written: " + ", ".join(str(p) for p in written))
+    written = write_height_outputs(rows, summary, Path(args.out), args.switch_tree,
+                                   plots=not args.no_plots)
+    print(height_report(summary, args.switch_tree), end="")
+    print(written_line(written))
     return 0 if all(s["within_factor_two"] for s in summary) else 1
 
 
@@ -337,12 +331,11 @@ def _int_list(text: str, option: str, least: int) -> list[int]:
 
 
 def _cmd_table3(args) -> int:
-    from pathlib import Path
+    from ..experiments.ethernet import table3_rows
+    from ..experiments.ethernet_report import table3_report, write_table3_outputs
 
-    from ..experiments import ethernet
-
-    rows = ethernet.table3_rows()
-    written = ethernet.write_table3_outputs(rows, Path(args.out))
-    print(ethernet.table3_report(rows), end="")
-    print("written: " + ", ".join(str(p) for p in written))
+    rows = table3_rows()
+    written = write_table3_outputs(rows, Path(args.out))
+    print(table3_report(rows), end="")
+    print(written_line(written))   # the default folder is relative: say where it is
     return 0

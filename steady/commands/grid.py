@@ -7,8 +7,11 @@ computing modules when it runs, so that ``steady --help`` stays fast.
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
-from ..experiments.runner import add_campaign_options
+from ..errors import InputError
+from ..experiments.runner import add_campaign_options, check_workers
+from ..present.sheet import print_json
 
 
 def add_commands(sub) -> None:
@@ -75,9 +78,6 @@ def add_experiments(experiments) -> None:
 
 
 def _cmd_schedule(args) -> int:
-    import json
-
-    from ..errors import InputError
     from ..progress import StageBar
     from ..grid.heuristics import HEURISTICS, resolve, run
     from ..grid.model import Grid
@@ -116,8 +116,7 @@ def _cmd_schedule(args) -> int:
                              "--node-limit") from None
     bound = lower_bound(grid)
     if args.json:
-        print(json.dumps(_schedule_doc(grid, args.grid, schedules, optimum, bound),
-                         indent=1))
+        print_json(_schedule_doc(grid, args.grid, schedules, optimum, bound))
     else:
         _print_schedules(grid, args.grid, schedules, optimum, bound)
     return 0
@@ -170,6 +169,67 @@ def _print_schedules(grid, path, schedules, optimum, bound) -> None:
 
 
 def _cmd_campaign(args) -> int:
-    from ..experiments.grid import campaign_from_args
+    """``steady experiment grid``: check the options, run, write, print a summary."""
+    from ..experiments.grid import run_campaign
+    from ..experiments.grid_report import summary_doc, summary_text, write_outputs
 
-    return campaign_from_args(args)
+    sizes = parse_clusters(args.clusters)
+    out = _campaign_folder(args)
+    keys, summaries, rows, seconds = run_campaign(
+        sizes, args.iterations, args.seed, args.exact_max, args.node_limit, args.variants,
+        args.jobs, args.backend, args.scheduler, args.quiet, args.links)
+    setup = {"sizes": sizes, "iterations": args.iterations, "seed": args.seed,
+             "links": args.links,
+             "exact_max": args.exact_max, "node_limit": args.node_limit,
+             "jobs": args.jobs, "seconds": seconds}
+    try:
+        files = write_outputs(out, keys, summaries, rows if args.runs else None, setup,
+                              plots=not args.no_plots)
+    except OSError as exc:
+        raise InputError(str(out), "--out", f"cannot write: {exc.strerror or exc}") from None
+    if args.json:
+        print_json(summary_doc(keys, summaries, setup, files))
+    else:
+        print(summary_text(keys, summaries, setup, files))
+    return 0
+
+
+def _campaign_folder(args):
+    """Check the campaign's options before the long run, create --out and return it;
+    a missing matplotlib fails now, not after an hour of computing."""
+    from ..present.plots import pyplot
+
+    for option, value, low in (("--iterations", args.iterations, 1),
+                               ("--exact-max", args.exact_max, 0),
+                               ("--node-limit", args.node_limit, 1)):
+        if value < low:
+            raise InputError("<command line>", option, f"must be >= {low}, not {value}")
+    check_workers(args.jobs, args.backend)
+    out = Path(args.out)
+    if out.exists() and not out.is_dir():
+        raise InputError(str(out), "--out", "exists and is not a folder")
+    if not args.no_plots:
+        pyplot(out / "grid-completion.png", "--out")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InputError(str(out), "--out", f"cannot create: {exc.strerror or exc}") from None
+    return out
+
+
+def parse_clusters(text: str) -> list[int]:
+    """``"2..10"`` or ``"2,5,10"`` -> the numbers of clusters (each >= 2)."""
+    try:
+        if ".." in text:
+            low, high = (int(x) for x in text.split(".."))
+            sizes = list(range(low, high + 1))
+        else:
+            sizes = [int(x) for x in text.split(",")]
+    except ValueError:
+        raise InputError("<command line>", "--clusters", f"expected A..B or a list "
+                         f"like 2,5,10, not {text!r}") from None
+    if not sizes:
+        raise InputError("<command line>", "--clusters", f"{text!r} is an empty range")
+    if min(sizes) < 2:
+        raise InputError("<command line>", "--clusters", "a grid has at least 2 clusters")
+    return sorted(set(sizes))

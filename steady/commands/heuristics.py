@@ -6,11 +6,13 @@ computing modules when it runs, so that ``steady --help`` stays fast.
 
 from __future__ import annotations
 
-import json
 from fractions import Fraction
+from pathlib import Path
 
 from ..errors import InputError
 from ..experiments.runner import add_campaign_options, option_list
+from ..present.sheet import (IN_JSON, exact, number, per_time_unit, percent, platform_text,
+                             print_json, written_line)
 
 MODELS = ("one-port", "multi-port")
 
@@ -64,7 +66,7 @@ def add_experiments(experiments) -> None:
 # -- steady heuristics ----------------------------------------------------------------------
 
 def _cmd_heuristics(args) -> int:
-    from ..numbers import decimal_text, format_exact
+    from ..numbers import format_exact
     from ..platform import load_platform
     from ..throughput import throughput
     from ..heuristics.models import send_overheads
@@ -95,27 +97,51 @@ def _cmd_heuristics(args) -> int:
                                 "upper_bound": format_exact(best.upper_bound),
                                 "optimal": best.optimal, "method": best.method,
                                 "tree": _edges(best.parent)}
-        print(json.dumps(doc, indent=1))
+        print_json(doc)
         return 0
-    reference = ("MTP optimum (one-port LP, several trees)" if args.model == "one-port"
+    _print_heuristics(platform, origin, args.model, optimum, lp, best, results)
+    return 0
+
+
+#: A throughput longer than this is shown rounded in the table (--json has it exact):
+#: 40-digit fractions would push the trees off the screen.
+_CELL = 24
+
+
+def _print_heuristics(platform, origin, model, optimum, lp, best, results) -> None:
+    reference = ("MTP optimum (one-port LP, several trees)" if model == "one-port"
                  else "multi-port bound (several trees)")
-    print(f"platform   {platform.name or origin} ({len(platform.nodes)} nodes, "
-          f"{len(platform.links)} links, source {platform.source}), model {args.model}")
-    print(f"optimum    {format_exact(optimum)} (~{decimal_text(optimum)}): {reference}")
-    if args.model == "multi-port":
-        print(f"one-port   {format_exact(lp.throughput)} (~{decimal_text(lp.throughput)}): "
-              "the MTP optimum of the one-port model, seed 000 Figure 5's reference")
+    print(f"platform   {platform_text(platform, origin)}, model {model}")
+    print(f"optimum    {per_time_unit(optimum, where=IN_JSON)}: {reference}")
+    if model == "multi-port":
+        print(f"one-port   {number(lp.throughput, IN_JSON)}: the MTP optimum of the one-port "
+              "model, seed 000 Figure 5's reference")
     if best is not None:
         status = "proven optimal" if best.optimal else \
-            f"time limit; proven <= {format_exact(best.upper_bound)}"
-        print(f"best tree  {format_exact(best.throughput)} (~{decimal_text(best.throughput)}"
-              f", {float(best.throughput / optimum):.1%}): {status} ({best.method})")
+            f"time limit; proven <= {exact(best.upper_bound, IN_JSON)}"
+        print(f"best tree  {percent(best.throughput / optimum)} of the optimum, "
+              f"{number(best.throughput, IN_JSON)}: {status} ({best.method})")
     print()
+    _print_table(results, optimum)
+
+
+def _print_table(results, optimum) -> None:
+    """One row per heuristic: the share of the optimum people compare first, then the
+    exact throughput (rounded when long), then the tree."""
+    from ..numbers import decimal_text, format_exact
+
+    cells = {name: format_exact(r.throughput) for name, r in results.items()}
+    rounded = any(len(cell) > _CELL for cell in cells.values())
+    cells = {name: cell if len(cell) <= _CELL else f"~{decimal_text(results[name].throughput)}"
+             for name, cell in cells.items()}
     width = max(len(n) for n in results)
+    column = max(len("throughput"), *(len(c) for c in cells.values()))
+    print(f"{'heuristic':<{width}}  {'of optimum':>10}  {'throughput':<{column}}  tree")
     for name, r in results.items():
-        print(f"{name:<{width}}  {format_exact(r.throughput):>14}  "
-              f"{float(r.throughput / optimum):6.1%}  {_tree_text(r.parent, r.routes)}")
-    return 0
+        print(f"{name:<{width}}  {percent(r.throughput / optimum):>10}  "
+              f"{cells[name]:<{column}}  {_tree_text(r.parent, r.routes)}")
+    if rounded:
+        print("(~: rounded; --json gives every throughput exactly)")
 
 
 def _optimum(platform, model: str, lp) -> Fraction:
@@ -148,8 +174,6 @@ def _tree_text(parent: dict, routes: dict, most: int = 8) -> str:
 # -- steady experiment stp -----------------------------------------------------------------
 
 def _cmd_experiment(args) -> int:
-    from pathlib import Path
-
     from ..experiments import stp
     from ..experiments.runner import parallel_map
     from ..experiments.stp_report import write_outputs
@@ -178,7 +202,7 @@ def _cmd_experiment(args) -> int:
     written = write_outputs(rows, kind, Path(args.out), PAPER_LABELS,
                             plots=not args.no_plots)
     print((Path(args.out) / "report.md").read_text(encoding="utf-8"), end="")
-    print("written: " + ", ".join(str(p) for p in written))
+    print(written_line(written))
     return 0
 
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
+from ..numbers import format_exact
 from .broadcast_tree import BroadcastTree
 from .plogp import PLogPTable
 
@@ -40,8 +41,6 @@ class SegmentTime:
     time: Fraction
 
     def to_dict(self) -> dict:
-        from ..numbers import format_exact
-
         return {"segment": self.segment, "segments": self.segments, "A": self.A,
                 "B": self.B, "degree": self.degree, "time": format_exact(self.time)}
 

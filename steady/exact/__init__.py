@@ -1,5 +1,5 @@
-"""The exact toolbox under every LP of steady: float search, exact end (DESIGN.md's
-exactness policy).
+"""The exact toolbox under every LP of steady: float search, exact end (docs/formats.md,
+exact numbers).
 
 - :mod:`.lp`: LinearProgram (GLOP search, exact rational re-solve of the basis);
 - :mod:`.maxflow`: exact (integer) and float max-flows and min cuts;

@@ -19,6 +19,7 @@ cycle — Edmonds' reduced costs.  Contractions are recorded and undone at the e
 
 from __future__ import annotations
 
+import heapq
 from fractions import Fraction
 from typing import Sequence
 
@@ -176,6 +177,28 @@ def cheapest_link_arborescence(nodes: Sequence[str], source: str, links, weights
     cost, chosen = found
     parent = {links[i].head: links[i].tail for i in chosen}
     return (Fraction(cost, scale) if exact else cost), parent
+
+
+def shortest_path_tree(platform) -> dict:
+    """Dijkstra tree {child: parent} on the link costs: a cheap, always-valid spanning
+    arborescence (the first column of the tree master LP, a first incumbent tree)."""
+    dist = {platform.source: Fraction(0)}
+    parent = {}
+    order = {v: i for i, v in enumerate(platform.nodes)}
+    heap = [(Fraction(0), 0, platform.source)]
+    done = set()
+    while heap:
+        d, _, u = heapq.heappop(heap)
+        if u in done:
+            continue
+        done.add(u)
+        for l in platform.out_links(u):
+            nd = d + l.cost
+            if l.head not in dist or nd < dist[l.head]:
+                dist[l.head] = nd
+                parent[l.head] = u
+                heapq.heappush(heap, (nd, order[l.head], l.head))
+    return parent
 
 
 _PEEL_SHARE = 0.25

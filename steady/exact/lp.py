@@ -1,6 +1,6 @@
 """Exact linear programming: a float simplex search, then an exact vertex and its proof.
 
-Policy (DESIGN.md, exactness): GLOP finds an optimal *basis* in floating point; the floats
+Policy (docs/formats.md): GLOP finds an optimal *basis* in floating point; the floats
 are then thrown away.  The basis alone is re-solved in rationals (python-flint's
 ``fmpq_mat``), and the rational vertex is accepted only if it passes an exact
 primal-feasibility check and an exact dual-feasibility check (LP duality: a primal

@@ -1,6 +1,9 @@
 """Experiment campaigns reproducing the seed papers' tables and figures.
 
-One module per campaign (``stp`` for seed 000, ``grid`` for seed 001, ``ethernet`` for
-seed 004); :mod:`steady.experiments.runner` is the shared machinery (parallel map with a
-progress bar, exact summary statistics, atomic CSV files).
+Two modules per campaign: one runs it (``stp`` for seed 000, ``grid`` for seed 001,
+``ethernet`` for seed 004), its ``_report`` twin writes the CSV files, figures and
+reports.  :mod:`steady.experiments.runner` is the shared machinery (parallel map with a
+progress bar, exact summary statistics, atomic CSV files).  Campaigns import what they
+measure (``heuristics``, ``grid``, ``ethernet``, ...) and presentation; nothing below
+imports them, and the command line (:mod:`steady.commands`) wires them.
 """

@@ -27,7 +27,7 @@ BACKENDS = ("loky", "dask")
 def add_campaign_options(parser, out: str, jobs: int = 1) -> None:
     """The options every ``steady experiment`` campaign shares: workers, backend,
     output folder, plots, progress bar (``--backend`` is checked by
-    :func:`parallel_map`, which gives the one-line error of DESIGN.md)."""
+    :func:`parallel_map`, which gives the one-line error of docs/cli.md)."""
     parser.add_argument("--jobs", type=int, default=jobs, metavar="N",
                         help=f"worker processes (default {jobs})")
     parser.add_argument("--backend", default="loky", metavar="loky|dask",

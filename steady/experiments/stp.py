@@ -26,7 +26,11 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from ..generators import random_platform, tiers_platform
+from ..heuristics.best_tree import best_tree
+from ..heuristics.multiport_bound import multiport_bound
+from ..heuristics.registry import run_heuristics
 from ..numbers import format_exact
+from ..throughput import throughput
 from .runner import deviation, mean
 
 KINDS = ("random", "tiers")
@@ -91,9 +95,6 @@ def single_port_bound(platform) -> Fraction:
 
 def evaluate(task: PlatformTask) -> dict:
     """Every number of one platform (a top-level function: it runs in worker processes)."""
-    from ..heuristics.registry import run_heuristics
-    from ..throughput import throughput
-
     platform = platform_of(task)
     pairs = len({frozenset(a) for a in platform.arcs})
     row = {"platform": platform.name, "kind": task.kind, "nodes": task.nodes,
@@ -113,8 +114,6 @@ def evaluate(task: PlatformTask) -> dict:
         if task.best_tree_limit > 0:
             _add_best_tree(row, platform, model, task.best_tree_limit)
     if task.multiport:
-        from ..heuristics.multiport_bound import multiport_bound
-
         start = time.perf_counter()
         row["multi-port:bound"] = multiport_bound(platform).throughput
         row["seconds_multiport_bound"] = time.perf_counter() - start
@@ -122,8 +121,6 @@ def evaluate(task: PlatformTask) -> dict:
 
 
 def _add_best_tree(row: dict, platform, model: str, limit: float) -> None:
-    from ..heuristics.best_tree import best_tree
-
     best = best_tree(platform, model, time_limit=limit)
     row[f"{model}:best-tree"] = best.throughput
     row[f"{model}:best-tree-bound"] = best.upper_bound

@@ -7,6 +7,7 @@ from fractions import Fraction
 from pathlib import Path
 
 from ..fileio import atomic_write_text
+from ..present.plots import pyplot, save
 from .runner import write_csv
 from .stp import (SUMMARY_HEADER, csv_cell, group, heuristic_columns, ratio_cell,
                   summary_rows)
@@ -163,8 +164,6 @@ def _figures(rows, kind: str, out: Path) -> list[Path]:
 
 def ratio_figure(rows, model: str, key: str, reference: str, path) -> None:
     """Mean ratio of every heuristic to ``reference`` against ``key`` (000 Figures 4, 5)."""
-    from ..present.plots import pyplot, save
-
     plt = pyplot(path, "--out")
     fig, ax = plt.subplots(figsize=(7, 4.5))
     groups = group(rows, key)

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+from .heuristics import flat_tree
 from .model import Grid
 from .optimum import scaled_times
 
@@ -34,8 +35,6 @@ def cp_sat_makespan(grid: Grid, horizon=None, seconds: float = 60.0) -> Fraction
     from ortools.sat.python import cp_model
 
     if horizon is None:
-        from .heuristics import flat_tree
-
         horizon = flat_tree(grid).makespan
     scale, g, c, T = scaled_times(grid)
     n, root = grid.size, grid.root

@@ -38,6 +38,7 @@ from fractions import Fraction
 
 from ..numbers import lcm_of_denominators
 from .check import check
+from .heuristics import HEURISTICS
 from .model import Grid
 from .schedule import GridSchedule, lower_bound, replay
 
@@ -96,8 +97,6 @@ def optimal_schedule(grid: Grid, upper=None, node_limit: int | None = None,
                          f"{max_clusters} (raise max_clusters to insist)")
     incumbent = None
     if upper is None:
-        from .heuristics import HEURISTICS
-
         incumbent = min((f(grid) for _, f in HEURISTICS.values()),
                         key=lambda s: s.makespan)
         upper = incumbent.makespan

@@ -27,9 +27,8 @@ import time
 from dataclasses import dataclass
 from fractions import Fraction
 
-from ..exact.arborescence import cheapest_link_arborescence
+from ..exact.arborescence import cheapest_link_arborescence, shortest_path_tree
 from ..numbers import lcm_of_denominators
-from ..throughput.trees import shortest_path_tree
 from .models import assert_arborescence, require_model, send_overheads, tree_throughput
 
 METHODS = ("auto", "exhaustive", "cp-sat")

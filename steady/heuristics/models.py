@@ -19,7 +19,7 @@ from fractions import Fraction
 from typing import Mapping
 
 from ..errors import InputError
-from ..throughput.tree import tree_formula
+from ..throughput import tree_formula
 
 MODELS = ("one-port", "multi-port")
 

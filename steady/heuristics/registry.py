@@ -24,6 +24,8 @@ from types import MappingProxyType
 from typing import Iterable
 
 from ..errors import InputError
+from ..platform import Link, Platform
+from ..throughput import throughput
 from .lp_based import lp_grow_tree, lp_prune
 from .models import MODELS, assert_arborescence, require_model, tree_throughput
 from .multi_port import multiport_growing_tree, multiport_prune_degree
@@ -120,8 +122,6 @@ def run_heuristics(platform, model: str, lp=None,
         if name not in allowed:
             raise ValueError(f"heuristic {name!r} does not run in the {model} model")
     if lp is None and NEEDS_LP.intersection(chosen):
-        from ..throughput import throughput
-
         lp = throughput(platform)
     results = {}
     for name in chosen:
@@ -153,8 +153,6 @@ def check_tree_result(platform, result: TreeResult) -> None:
 
 
 def _check_logical_tree(platform, parent, routes, name: str) -> None:
-    from ..platform import Link, Platform
-
     edges = [(p, c) for c, p in parent.items()]
     for (p, c) in routes:
         if (p, c) not in edges or platform.has_link(p, c):

@@ -31,7 +31,7 @@ def pyplot(path, option: str):
 
 
 def save(plt, fig, path) -> None:
-    """Write the figure in the format its suffix names; atomic (DESIGN.md)."""
+    """Write the figure in the format its suffix names; atomic (docs/cli.md)."""
     path = str(path)
     image = io.BytesIO()
     fig.savefig(image, format=path.rsplit(".", 1)[1].lower())

@@ -16,6 +16,11 @@ from .plots import pyplot, save
 
 _WIDE = 12  # more steps than this: one block per step instead of a grid
 
+# The cells and column heads are terse so that a period fits a terminal: say once how
+# to read them.
+_LEGEND = "legend: Tkxm = m messages of tree k sent over the link in that step"
+_COLUMNS = '        column "i (d)" = step i, lasting d time units; "." = link idle'
+
 
 def _cell(transfers) -> str:
     return " ".join(f"T{t.tree}x{t.messages}" for t in transfers)
@@ -29,8 +34,8 @@ def period_table(schedule) -> str:
                 f"throughput {format_exact(schedule.throughput)}, "
                 f"{len(schedule.trees)} trees, {len(schedule.steps)} steps")
         if len(schedule.steps) > _WIDE:
-            return "\n".join([head] + _blocks(schedule))
-        return "\n".join([head] + _grid(schedule))
+            return "\n".join([head] + _blocks(schedule) + ["", _LEGEND])
+        return "\n".join([head] + _grid(schedule) + ["", _LEGEND, _COLUMNS])
 
 
 def _blocks(schedule) -> list[str]:

@@ -83,35 +83,66 @@ def weighted_edge_coloring(weights: Mapping[Edge, int]) -> list[Matching]:
     real = sorted(weights)
     if not real:
         return []
-    senders = sorted({j for j, _ in real})
-    receivers = sorted({k for _, k in real})
-    s_index = {j: i for i, j in enumerate(senders)}
-    r_index = {k: i for i, k in enumerate(receivers)}
-    n = max(len(senders), len(receivers))  # vertices per side after padding
+    graph = _Bipartite.of(weights, real)
+    _regularise(graph)                       # 1. every vertex of weighted degree Delta
+    colours = _peel(graph, len(real))        # 2. matchings, their dummy edges dropped
+    result = _merge(real, colours)           # 3. identical matchings become one
+    check_coloring(weights, result)
+    return result
 
-    tail = [s_index[j] for j, _ in real]
-    head = [r_index[k] for _, k in real]
-    wt = [weights[e] for e in real]
+
+@dataclass
+class _Bipartite:
+    """The graph being peeled: edge e goes from sender ``tail[e]`` to receiver
+    ``head[e]`` (indices, both sides padded to ``n`` vertices) with weight ``wt[e]``;
+    the real edges come first, the dummy edges of :func:`_regularise` after them."""
+
+    tail: list[int]
+    head: list[int]
+    wt: list[int]
+    n: int
+    delta: int
+
+    @classmethod
+    def of(cls, weights: Mapping[Edge, int], real: list[Edge]) -> "_Bipartite":
+        s_index = {j: i for i, j in enumerate(sorted({j for j, _ in real}))}
+        r_index = {k: i for i, k in enumerate(sorted({k for _, k in real}))}
+        n = max(len(s_index), len(r_index))  # vertices per side after padding
+        tail = [s_index[j] for j, _ in real]
+        head = [r_index[k] for _, k in real]
+        wt = [weights[e] for e in real]
+        out_deg, in_deg = _degrees(tail, head, wt, n)
+        return cls(tail, head, wt, n, max(max(out_deg), max(in_deg)))
+
+    def add(self, t: int, h: int, w: int) -> None:
+        self.tail.append(t)
+        self.head.append(h)
+        self.wt.append(w)
+
+
+def _degrees(tail, head, wt, n: int) -> tuple[list[int], list[int]]:
     out_deg = [0] * n
     in_deg = [0] * n
     for t, h, w in zip(tail, head, wt):
         out_deg[t] += w
         in_deg[h] += w
-    delta = max(max(out_deg), max(in_deg))
+    return out_deg, in_deg
 
-    # 1. Regularise.  Padding vertices have degree 0, hence deficit Delta.  The
-    # north-west corner rule pairs the deficits along a staircase, which is a forest:
-    # that is what keeps the number of matchings <= |E| (proofs/edge-coloring.md).
-    need_out = [(i, delta - d) for i, d in enumerate(out_deg) if d < delta]
-    need_in = [(i, delta - d) for i, d in enumerate(in_deg) if d < delta]
+
+def _regularise(g: _Bipartite) -> None:
+    """Give every deficient vertex dummy edges up to weighted degree Delta.  Padding
+    vertices have degree 0, hence deficit Delta.  The north-west corner rule pairs the
+    deficits along a staircase, which is a forest: that is what keeps the number of
+    matchings <= |E| (proofs/edge-coloring.md)."""
+    out_deg, in_deg = _degrees(g.tail, g.head, g.wt, g.n)
+    need_out = [(i, g.delta - d) for i, d in enumerate(out_deg) if d < g.delta]
+    need_in = [(i, g.delta - d) for i, d in enumerate(in_deg) if d < g.delta]
     a = b = 0
     rest_out = need_out[0][1] if need_out else 0
     rest_in = need_in[0][1] if need_in else 0
     while a < len(need_out) and b < len(need_in):
         w = min(rest_out, rest_in)
-        tail.append(need_out[a][0])
-        head.append(need_in[b][0])
-        wt.append(w)
+        g.add(need_out[a][0], need_in[b][0], w)
         rest_out -= w
         rest_in -= w
         if rest_out == 0:
@@ -122,57 +153,72 @@ def weighted_edge_coloring(weights: Mapping[Edge, int]) -> list[Matching]:
             rest_in = need_in[b][1] if b < len(need_in) else 0
     if a != len(need_out) or b != len(need_in):  # total deficits are equal: n*Delta - W
         raise AssertionError("regularisation left a deficit (internal error)")
-    n_real = len(real)
 
+
+def _peel(g: _Bipartite, n_real: int) -> list[tuple[tuple[int, ...], int]]:
+    """Peel the Delta-regular graph ``g``: a perfect matching on its support, used for
+    its smallest weight mu, subtracted, repaired; until no weight is left.  Returns
+    (real edge ids, mu) per matching (``g.wt`` is consumed)."""
     # Support of the regular multigraph: live edge ids per sender (dicts keep order).
-    adj: list[dict[int, None]] = [{} for _ in range(n)]
-    for e, t in enumerate(tail):
+    adj: list[dict[int, None]] = [{} for _ in range(g.n)]
+    for e, t in enumerate(g.tail):
         adj[t][e] = None
-
-    # 2. Perfect matching on the support, then peel.  mate_out[u] / mate_in[v] is the
-    # id of the matched edge at sender u / receiver v, or -1.
-    mate_out = [-1] * n
-    mate_in = [-1] * n
-    for u in range(n):  # greedy start, then augment
-        for e in adj[u]:
-            if mate_in[head[e]] < 0:
-                mate_out[u] = e
-                mate_in[head[e]] = e
-                break
-    for u in range(n):
-        if mate_out[u] < 0:
-            _augment(u, adj, head, tail, mate_out, mate_in)
-
+    mate_out, mate_in = _perfect_matching(g, adj)
     colours: list[tuple[tuple[int, ...], int]] = []
-    remaining = delta
+    remaining = g.delta
     while True:
-        mu = min(wt[e] for e in mate_out)
+        mu = min(g.wt[e] for e in mate_out)
         colours.append((tuple(e for e in mate_out if e < n_real), mu))
         remaining -= mu
-        freed = []
-        for u, e in enumerate(mate_out):
-            wt[e] -= mu
-            if wt[e] == 0:
-                del adj[u][e]
-                mate_out[u] = -1
-                mate_in[head[e]] = -1
-                freed.append(u)
+        freed = _subtract(g, adj, mate_out, mate_in, mu)
         if remaining == 0:
-            if any(adj[u] for u in range(n)):
+            if any(adj[u] for u in range(g.n)):
                 raise AssertionError("peeling ended with weight left (internal error)")
-            break
+            return colours
         for u in freed:
-            _augment(u, adj, head, tail, mate_out, mate_in)
+            _augment(u, adj, g.head, g.tail, mate_out, mate_in)
 
-    # 3. Drop dummy edges (done above) and merge identical matchings.  Every colour
-    # keeps a real edge: a vertex of degree Delta has no dummy edge and is always matched.
+
+def _perfect_matching(g: _Bipartite, adj) -> tuple[list[int], list[int]]:
+    """mate_out[u] / mate_in[v]: the matched edge at sender u / receiver v; a greedy
+    start, then one augmenting path per sender left free."""
+    mate_out = [-1] * g.n
+    mate_in = [-1] * g.n
+    for u in range(g.n):
+        for e in adj[u]:
+            if mate_in[g.head[e]] < 0:
+                mate_out[u] = e
+                mate_in[g.head[e]] = e
+                break
+    for u in range(g.n):
+        if mate_out[u] < 0:
+            _augment(u, adj, g.head, g.tail, mate_out, mate_in)
+    return mate_out, mate_in
+
+
+def _subtract(g: _Bipartite, adj, mate_out, mate_in, mu: int) -> list[int]:
+    """Use the matching for ``mu``: lower its edges' weights, drop (and unmatch) the
+    edges that reach 0; returns the senders so freed."""
+    freed = []
+    for u, e in enumerate(mate_out):
+        g.wt[e] -= mu
+        if g.wt[e] == 0:
+            del adj[u][e]
+            mate_out[u] = -1
+            mate_in[g.head[e]] = -1
+            freed.append(u)
+    return freed
+
+
+def _merge(real: list[Edge], colours) -> list[Matching]:
+    """Matchings with the same real edges become one, their weights added.  Every colour
+    keeps a real edge: a vertex of degree Delta has no dummy edge and is always
+    matched."""
     merged: dict[tuple[int, ...], int] = {}
     for edges, mu in colours:
         key = tuple(sorted(edges))
         merged[key] = merged.get(key, 0) + mu
-    result = [Matching(tuple(real[e] for e in key), mu) for key, mu in merged.items()]
-    check_coloring(weights, result)
-    return result
+    return [Matching(tuple(real[e] for e in key), mu) for key, mu in merged.items()]
 
 
 def _augment(root: int, adj, head, tail, mate_out, mate_in) -> None:

@@ -27,6 +27,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
+from ..numbers import format_exact
 from .engine import MAX_EVENTS, simulate, transfers_needed
 from .unroll import PeriodicPattern, finite_schedule
 
@@ -120,6 +121,24 @@ class HorizonReport:
     transfers: int             # message transfers of the unrolling
     violations: tuple
     largest_checkable: Fraction | None   # when not simulated: a horizon that fits
+
+    def to_dict(self) -> dict:
+        """The ``steady simulate --json`` document: exact numbers as ``p/q`` text."""
+        p = self.phases
+        return {"horizon": format_exact(self.horizon), "delivered": self.delivered,
+                "bound": format_exact(self.bound),
+                "ratio": None if self.ratio is None else format_exact(self.ratio),
+                "batches": self.batches, "period": format_exact(p.period),
+                "messages_per_period": p.messages_per_period,
+                "warmup_periods": p.warmup_periods,
+                "init": format_exact(p.init), "cleanup": format_exact(p.cleanup),
+                "pipelined_phase": format_exact(p.pipelined),
+                "paper_init": format_exact(p.paper_init),
+                "paper_cleanup": format_exact(p.paper_cleanup),
+                "simulated": self.simulated, "transfers": self.transfers,
+                "largest_checkable_horizon": None if self.largest_checkable is None
+                else format_exact(self.largest_checkable),
+                "violations": list(self.violations)}
 
 
 def horizon_report(schedule, horizon, max_events: int = MAX_EVENTS) -> HorizonReport:

@@ -52,12 +52,15 @@ and its clean-up, proofs/pipe.md), which keeps every evaluation independent of k
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 
-from ..numbers import parse_exact
+from ..numbers import format_exact, parse_exact
 from ..platform import Link, Platform
+from ..schedule.periodic import optimal_schedule
 from ..schedule_file import Schedule, Step, TreeEntry, Transfer
+from ..throughput import throughput
+from .unroll import PeriodicPattern, finite_schedule
 
 #: Candidate periodic patterns, in the order they are tried (ties go to the first).
 PATTERNS = ("stretched", "optimal", "tree")
@@ -172,8 +175,6 @@ def batches_for(messages_per_period: int, weights, slices: int):
 def finite_makespan(pattern, batches: int, share=None) -> Fraction:
     """The makespan of ``finite_schedule(pattern, batches, share)``, in time independent
     of ``batches``: beyond W + 1 batches each extra batch adds one steady period T."""
-    from .unroll import finite_schedule
-
     w = pattern.warmup
     if batches <= w + 1:
         return finite_schedule(pattern, batches, share).makespan
@@ -216,8 +217,6 @@ class PipeResult:
         return self.slices * self.slice_size != self.size
 
     def to_dict(self) -> dict:
-        from ..numbers import format_exact
-
         doc = {"size": format_exact(self.size), "slices": self.slices,
                "slice_size": format_exact(self.slice_size),
                "padded_size": format_exact(self.slices * self.slice_size),
@@ -245,9 +244,6 @@ class PipePlanner:
     per (slices, slice size)."""
 
     def __init__(self, platform: Platform, patterns=PATTERNS, trees: int = 4):
-        from ..schedule.periodic import optimal_schedule
-        from ..throughput import throughput
-
         unknown = sorted(set(patterns) - set(PATTERNS))
         if unknown or not patterns:
             raise ValueError(f"unknown patterns {unknown}; choose from {PATTERNS}")
@@ -269,9 +265,6 @@ class PipePlanner:
 
     def candidates(self, slice_size: Fraction):
         """(name, periodic schedule on the slice platform, TP of the slice LP or None)."""
-        from ..schedule.periodic import optimal_schedule
-        from ..throughput import throughput
-
         sliced = slice_platform(self.platform, slice_size)
         out = []
         for name in self.patterns:
@@ -287,8 +280,6 @@ class PipePlanner:
     def evaluate(self, size, slices: int, slice_size=None) -> PipeResult:
         """``slices`` slices of ``slice_size`` (default size/slices; larger pads the
         message) of a size-``size`` message: the shortest candidate finite schedule."""
-        from .unroll import PeriodicPattern
-
         size = _positive(size, "message size")
         if isinstance(slices, bool) or not isinstance(slices, int) or slices < 1:
             raise ValueError(f"the number of slices must be an integer >= 1, not {slices!r}")
@@ -450,8 +441,6 @@ def _refine(seen, visit, state, cap, hopeless, starts: int = 3) -> None:
 
 def _restretch(planner: PipePlanner, padded: PipeResult, slice_size) -> PipeResult:
     """The paper's padded schedule run with the exact slice costs (steps shortened)."""
-    from .unroll import PeriodicPattern
-
     sliced = slice_platform(planner.platform, slice_size)
     schedule = stretch(padded.schedule, sliced)
     pattern = PeriodicPattern(schedule)
@@ -464,8 +453,6 @@ def _restretch(planner: PipePlanner, padded: PipeResult, slice_size) -> PipeResu
 
 
 def _with_scan(result: PipeResult, evaluated: int, limit: int, proof: str) -> PipeResult:
-    from dataclasses import replace
-
     text = ("bound: every k >= scan_limit has slice_lower_bound(k) >= the makespan found"
             if proof == "bound" else
             "cap: k was not scanned beyond scan_limit (max_slices)")
@@ -475,8 +462,6 @@ def _with_scan(result: PipeResult, evaluated: int, limit: int, proof: str) -> Pi
 def _checked(result: PipeResult) -> PipeResult:
     """Postconditions: makespan >= L·T*, and the shortcut of finite_makespan agrees with
     the whole unrolled finite schedule (when it has few enough batches)."""
-    from .unroll import PeriodicPattern, finite_schedule
-
     if result.makespan < result.lower_bound:
         raise AssertionError(f"postcondition (Lemma 7): makespan {result.makespan} < "
                              f"L·T* = {result.lower_bound}")

@@ -77,3 +77,40 @@ class ThroughputResult:
         if self.tree is not None:
             doc["tree"] = dict(self.tree)
         return doc
+
+    def __repr__(self) -> str:
+        """A summary to read at a prompt, as scipy's OptimizeResult prints: the value
+        exact and decimal, the period, how it was found and proved, and how many rates
+        and trees there are (the dicts themselves are in the attributes)."""
+        rates = sum(1 for x in self.n.values() if x)
+        counts = f"{rates} links with a positive rate"
+        if self.trees is not None:
+            counts += f", {len(self.trees)} trees"
+        rows = [("throughput", _short(self.throughput)),
+                ("period", _short(self.period)),
+                ("formulation", f"{self.formulation} ({self.scope})"),
+                ("bottleneck", _first(self.bottleneck)),
+                ("certified", str(self.certified)),
+                ("rates", counts)]
+        if self.tree is not None:
+            rows.append(("tree", f"{len(self.tree)} edges"))
+        width = max(len(key) for key, _ in rows)
+        return "\n".join([f"{type(self).__name__}("]
+                         + [f"  {key:>{width}}: {value}" for key, value in rows] + [")"])
+
+
+def _first(items, most: int = 6) -> str:
+    """The first ``most`` items and how many more (a large platform binds hundreds)."""
+    more = f" … (+{len(items) - most})" if len(items) > most else ""
+    return ", ".join(items[:most]) + more or "-"
+
+
+def _short(x: Fraction) -> str:
+    """An exact value and its decimal; a long fraction shows its decimal and length."""
+    text = format_exact(x)
+    if x.denominator == 1:
+        return text if len(text) <= 40 else f"{len(text)}-digit integer"
+    decimal = decimal_text(x, 12)
+    if len(text) > 40:
+        return f"~{decimal} ({len(text)}-character fraction)"
+    return f"{text} = {decimal}" if Fraction(decimal) == x else f"{text} (~{decimal})"

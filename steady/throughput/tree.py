@@ -4,6 +4,7 @@ sends, so it never binds more than the parent's out-port)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from fractions import Fraction
 
 from .dag import solve_dag
@@ -26,6 +27,4 @@ def solve_tree(platform, parent: dict, origin: str = "<tree>"):
     result = solve_dag(sub)
     if result.throughput != tree_formula(platform, parent):
         raise AssertionError("postcondition: tree LP and 002 eq. (1) disagree")
-    from dataclasses import replace
-
     return replace(result, scope="tree", formulation="tree", tree=dict(parent))

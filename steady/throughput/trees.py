@@ -19,11 +19,10 @@ receives TP.
 
 from __future__ import annotations
 
-import heapq
 import time
 from fractions import Fraction
 
-from ..exact.arborescence import minimum_arborescence, peeled_trees
+from ..exact.arborescence import minimum_arborescence, peeled_trees, shortest_path_tree
 from ..exact.cutplanes import CutPlanes
 from ..exact.lp import LE, LinearProgram
 from .ports import cheapest_tree, port_prices, rate_program
@@ -43,27 +42,6 @@ def tree_column(platform, parent: dict, rows: dict) -> dict[int, Fraction]:
         column[i] = column.get(i, Fraction(0)) + c
         column[k] = column.get(k, Fraction(0)) + c
     return column
-
-
-def shortest_path_tree(platform) -> dict:
-    """Dijkstra tree on the link costs: a cheap, always-valid first column."""
-    dist = {platform.source: Fraction(0)}
-    parent = {}
-    order = {v: i for i, v in enumerate(platform.nodes)}
-    heap = [(Fraction(0), 0, platform.source)]
-    done = set()
-    while heap:
-        d, _, u = heapq.heappop(heap)
-        if u in done:
-            continue
-        done.add(u)
-        for l in platform.out_links(u):
-            nd = d + l.cost
-            if l.head not in dist or nd < dist[l.head]:
-                dist[l.head] = nd
-                parent[l.head] = u
-                heapq.heappush(heap, (nd, order[l.head], l.head))
-    return parent
 
 
 class TreeMaster:
