@@ -49,19 +49,23 @@ class JsonDocument:
         return cls._read(load_json(path), str(path))
 
 
-def check_version(doc: dict, origin: str, version: int, required: bool = True) -> None:
-    """The ``version`` of a versioned steady document must be the integer ``version``.
+def check_version(doc: dict, origin: str, version: int | tuple[int, ...],
+                  required: bool = True) -> None:
+    """The ``version`` of a versioned steady document must be the integer ``version``
+    (or one of the integers of a tuple ``version``).
 
     ``type() is int`` and not ``==``: JSON ``true`` and ``1.0`` (read as Decimal) compare
     equal to 1 in Python, but neither is version 1."""
+    versions = version if isinstance(version, tuple) else (version,)
+    words = " or ".join(str(v) for v in versions)
     if "version" not in doc:
         if required:
-            raise InputError(origin, "version", f"missing (expected {version})")
+            raise InputError(origin, "version", f"missing (expected {words})")
         return
     found = doc["version"]
-    if type(found) is not int or found != version:
+    if type(found) is not int or found not in versions:
         raise InputError(origin, "version", f"unsupported version {found!r} "
-                         f"(this steady reads version {version})")
+                         f"(this steady reads version {words})")
 
 
 def load_json(path) -> object:

@@ -1,5 +1,11 @@
-"""The steady-schedule v1 file format (DESIGN.md): the compact periodic schedule of
-seed 002 §5.4.2, read and written exactly.  No construction logic lives here.
+"""The steady-schedule file format (docs/formats.md), read and written exactly.  No
+construction logic lives here.
+
+Version 1 is the compact periodic schedule of seed 002 §5.4.2: synchronous steps.
+Version 2 (timed) has the same keys but a timetable instead of steps: every transfer has
+its own ``start`` in the period (:class:`TimedTransfer`).  Both are read; a version 1
+schedule converts to version 2 with :func:`timed` (each step's transfers start at the
+step's start, those on one link one after the other).
 
 A schedule is a platform, a list of weighted broadcast trees and a list of steps (the
 matchings of 002 Thm 6); each step has a duration and transfers "send ``messages``
@@ -25,7 +31,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from fractions import Fraction
 from types import MappingProxyType
@@ -38,15 +44,17 @@ from .platform import Platform
 
 FORMAT = "steady-schedule"
 VERSION = 1
+TIMED = 2  # the version of timed schedules (a timetable instead of steps)
 #: Integers beyond this are written as strings: IEEE doubles hold every integer up to 2^53.
 MAX_JSON_INT = 2 ** 53
 
 _TOP_KEYS = ("format", "version", "platform", "throughput", "period",
              "messages_per_period", "trees", "steps", "certificate")
-_REQUIRED = ("platform", "throughput", "period", "messages_per_period", "trees", "steps")
+_REQUIRED = ("platform", "throughput", "period", "messages_per_period", "trees")
 _TREE_KEYS = {"weight", "edges"}
 _STEP_KEYS = {"duration", "transfers"}
 _TRANSFER_KEYS = {"from", "to", "tree", "messages"}
+_TIMED_TRANSFER_KEYS = _TRANSFER_KEYS | {"start"}
 _CERTIFICATE_KEYS = {"out_prices", "in_prices", "min_tree_cost", "scale", "min_flow"}
 _INTEGER_TEXT = re.compile(r"^\s*[+-]?\d+\s*$")
 
@@ -69,6 +77,31 @@ class Transfer:
     def to_dict(self) -> dict:
         return {"from": self.tail, "to": self.head, "tree": _int_out(self.tree),
                 "messages": _int_out(self.messages)}
+
+
+@dataclass(frozen=True)
+class TimedTransfer:
+    """Version 2: ``messages`` messages of tree ``tree`` over tail -> head, holding the
+    sender's out-port and the receiver's in-port during [start, start + messages x cost)
+    of every period."""
+
+    tail: str
+    head: str
+    tree: int
+    messages: int
+    start: Fraction
+
+    def __post_init__(self):
+        if isinstance(self.start, int) and not isinstance(self.start, bool):
+            object.__setattr__(self, "start", Fraction(self.start))
+
+    @property
+    def arc(self) -> tuple[str, str]:
+        return (self.tail, self.head)
+
+    def to_dict(self) -> dict:
+        return {"from": self.tail, "to": self.head, "tree": _int_out(self.tree),
+                "messages": _int_out(self.messages), "start": format_exact(self.start)}
 
 
 @dataclass(frozen=True)
@@ -133,6 +166,13 @@ class PriceCertificate:
         for name in ("out_prices", "in_prices"):
             object.__setattr__(self, name, MappingProxyType(dict(getattr(self, name))))
 
+    @classmethod
+    def of(cls, certificate) -> "PriceCertificate":
+        """The port prices of an optimum's certificate (any object with ``out_prices``
+        and ``in_prices``, such as :class:`steady.throughput.Certificate`): the one
+        conversion from the solver's proof to the file's."""
+        return cls(dict(certificate.out_prices), dict(certificate.in_prices))
+
     def to_dict(self) -> dict:
         doc = {"out_prices": {v: format_exact(p) for v, p in self.out_prices.items()},
                "in_prices": {v: format_exact(p) for v, p in self.in_prices.items()}}
@@ -147,12 +187,14 @@ class PriceCertificate:
 
 @dataclass(frozen=True)
 class Schedule:
-    """A steady-schedule v1 document (DESIGN.md), as exact immutable Python objects.
+    """A steady-schedule document (docs/formats.md), as exact immutable Python objects.
 
-    ``trees`` is a tuple of :class:`TreeEntry`, ``steps`` a tuple of :class:`Step`;
-    ``extra`` holds the unknown top-level keys (kept for the round trip);
-    ``certificate`` the optional :class:`PriceCertificate`.  A ``"certificate"`` entry
-    given in ``extra`` (a document fragment) is parsed into ``certificate``.
+    ``trees`` is a tuple of :class:`TreeEntry`; a version 1 schedule has ``steps`` (a
+    tuple of :class:`Step`), a version 2 (timed) one ``transfers`` (a tuple of
+    :class:`TimedTransfer`) instead; ``extra`` holds the unknown top-level keys (kept for
+    the round trip); ``certificate`` the optional :class:`PriceCertificate`.  A
+    ``"certificate"`` entry given in ``extra`` (a document fragment) is parsed into
+    ``certificate``.
     """
 
     platform: Platform
@@ -163,10 +205,17 @@ class Schedule:
     steps: tuple = ()
     extra: Mapping = field(default_factory=dict, hash=False)
     certificate: PriceCertificate | None = None
+    transfers: tuple = ()
+    version: int = VERSION
 
     def __post_init__(self):
         object.__setattr__(self, "trees", tuple(self.trees))
         object.__setattr__(self, "steps", tuple(self.steps))
+        object.__setattr__(self, "transfers", tuple(self.transfers))
+        if self.version not in (VERSION, TIMED):
+            raise ValueError(f"steady-schedule version {self.version!r}: 1 or 2")
+        if self.version == VERSION and self.transfers or self.version == TIMED and self.steps:
+            raise ValueError("version 1 has steps, version 2 a timetable (transfers)")
         for name in ("throughput", "period"):
             value = getattr(self, name)
             if isinstance(value, int) and not isinstance(value, bool):
@@ -182,17 +231,19 @@ class Schedule:
 
     # -- documents ---------------------------------------------------------------
     def to_dict(self) -> dict:
-        """The steady-schedule v1 document (exact numbers as text)."""
+        """The steady-schedule document (exact numbers as text)."""
+        if self.version == TIMED:
+            return self._document([t.to_dict() for t in self.transfers])
         return self._document([s.to_dict() for s in self.steps])
 
-    def _document(self, steps: list) -> dict:
-        doc = {"format": FORMAT, "version": VERSION,
+    def _document(self, timeline: list) -> dict:
+        doc = {"format": FORMAT, "version": self.version,
                "platform": self.platform.to_dict(),
                "throughput": format_exact(self.throughput),
                "period": format_exact(self.period),
                "messages_per_period": _int_out(self.messages_per_period),
                "trees": [t.to_dict() for t in self.trees],
-               "steps": steps}
+               "transfers" if self.version == TIMED else "steps": timeline}
         if self.certificate is not None:
             doc["certificate"] = self.certificate.to_dict()
         for key, value in self.extra.items():
@@ -203,7 +254,9 @@ class Schedule:
     def to_json(self) -> str:
         """The document's text; the same as encoding :meth:`to_dict`, with the
         transfers (tens of thousands in a 65-node schedule) encoded directly."""
-        doc = self._document(_steps_document(self.steps))
+        timeline = (_timed_document(self.transfers) if self.version == TIMED
+                    else _steps_document(self.steps))
+        doc = self._document(timeline)
         with many_digits():
             return _dumps(doc) + "\n"
 
@@ -225,16 +278,54 @@ class Schedule:
     # -- conveniences --------------------------------------------------------------
     @property
     def transfer_count(self) -> int:
-        return sum(len(s.transfers) for s in self.steps)
+        return len(self.transfers) + sum(len(s.transfers) for s in self.steps)
+
+    def all_transfers(self):
+        """Every transfer of one period, steps in order (version 1) or the timetable."""
+        yield from self.transfers
+        for step in self.steps:
+            yield from step.transfers
 
     def messages_per_link(self) -> dict[tuple[str, str], int]:
         """Messages sent per period on each link, {(tail, head): n}, summed over the
-        steps as written (no check: :mod:`steady.verify` decides validity)."""
+        transfers as written (no check: :mod:`steady.verify` decides validity)."""
         sent: dict[tuple[str, str], int] = {}
-        for step in self.steps:
-            for t in step.transfers:
-                sent[t.arc] = sent.get(t.arc, 0) + t.messages
+        for t in self.all_transfers():
+            sent[t.arc] = sent.get(t.arc, 0) + t.messages
         return sent
+
+    @property
+    def optimum_bound(self) -> Fraction | None:
+        """The certificate's claim: sum of its port prices, an upper bound on the
+        optimal throughput when every arborescence costs >= 1 under them (checked by
+        :mod:`steady.verify`, not here).  None without a certificate."""
+        if self.certificate is None:
+            return None
+        return (sum(self.certificate.out_prices.values(), Fraction(0))
+                + sum(self.certificate.in_prices.values(), Fraction(0)))
+
+
+def timed(schedule: Schedule) -> Schedule:
+    """The version 2 (timed) form of a schedule: a version 1 step's transfers start at
+    the step's start time, those on one link one after the other (in the step's order);
+    a version 2 schedule is returned as it is.  Validity is preserved
+    (proofs/timed-schedule.md): a step's transfers on one link fit in its duration, so
+    each port's intervals stay inside the step's window, one port per step and side."""
+    if schedule.version == TIMED:
+        return schedule
+    platform = schedule.platform
+    out: list[TimedTransfer] = []
+    begin = Fraction(0)
+    for step in schedule.steps:
+        offset: dict[tuple[str, str], Fraction] = {}
+        for t in step.transfers:
+            start = begin + offset.get(t.arc, Fraction(0))
+            out.append(TimedTransfer(t.tail, t.head, t.tree, t.messages, start))
+            # a transfer over a missing link takes no time here: verify reports it
+            cost = platform.cost(*t.arc) if platform.has_link(*t.arc) else 0
+            offset[t.arc] = offset.get(t.arc, Fraction(0)) + t.messages * cost
+        begin += step.duration
+    return replace(schedule, steps=(), transfers=tuple(out), version=TIMED)
 
 
 # -- writing ----------------------------------------------------------------------
@@ -250,9 +341,9 @@ class _Encoded(str):
     """JSON text already encoded: :func:`_encode` writes it as it is."""
 
 
-def _steps_document(steps) -> list:
-    """The steps of :meth:`Schedule.to_dict` with every transfer pre-encoded as the
-    one-line record ``_encode`` would write (a flat mapping is one line)."""
+def _encoders():
+    """(name, number): a node name's JSON text (memoised: names repeat in every
+    transfer) and an integer's, as :func:`_int_out` spells it."""
     names: dict[str, str] = {}
 
     def name(v):
@@ -264,12 +355,28 @@ def _steps_document(steps) -> list:
         text = _int_out(n)
         return json.dumps(text) if isinstance(text, str) else str(text)
 
+    return name, number
+
+
+def _steps_document(steps) -> list:
+    """The steps of :meth:`Schedule.to_dict` with every transfer pre-encoded as the
+    one-line record ``_encode`` would write (a flat mapping is one line)."""
+    name, number = _encoders()
     return [{"duration": format_exact(step.duration),
              "transfers": [_Encoded(f'{{"from": {name(t.tail)}, "to": {name(t.head)}, '
                                     f'"tree": {number(t.tree)}, '
                                     f'"messages": {number(t.messages)}}}')
                            for t in step.transfers]}
             for step in steps]
+
+
+def _timed_document(transfers) -> list:
+    """The timetable of a version 2 document, every transfer pre-encoded on one line."""
+    name, number = _encoders()
+    return [_Encoded(f'{{"from": {name(t.tail)}, "to": {name(t.head)}, '
+                     f'"tree": {number(t.tree)}, "messages": {number(t.messages)}, '
+                     f'"start": {json.dumps(format_exact(t.start))}}}')
+            for t in transfers]
 
 
 def _dumps(doc) -> str:
@@ -382,9 +489,15 @@ def _from_document(doc, origin: str) -> Schedule:
         raise InputError(origin, "format", f"missing (expected {FORMAT!r})")
     if doc["format"] != FORMAT:
         raise InputError(origin, "format", f"expected {FORMAT!r}, got {doc['format']!r}")
-    check_version(doc, origin, VERSION)
-    for key in _REQUIRED:
+    check_version(doc, origin, (VERSION, TIMED))
+    version = doc["version"]
+    timeline = "transfers" if version == TIMED else "steps"
+    for key in _REQUIRED + (timeline,):
         _required(doc, key, origin, "")
+    other = "steps" if version == TIMED else "transfers"
+    if other in doc:
+        raise InputError(origin, other, f"a version {version} schedule has "
+                         f"{timeline!r}, not {other!r}")
     try:
         platform = Platform.from_dict(doc["platform"], origin)
     except InputError as exc:
@@ -396,12 +509,15 @@ def _from_document(doc, origin: str) -> Schedule:
     trees = tuple(_tree(t, origin, f"trees[{i}]")
                   for i, t in enumerate(_list(doc["trees"], origin, "trees")))
     steps = tuple(_step(s, origin, f"steps[{i}]")
-                  for i, s in enumerate(_list(doc["steps"], origin, "steps")))
+                  for i, s in enumerate(_list(doc.get("steps", []), origin, "steps")))
+    transfers = tuple(_timed_transfer(s, origin, f"transfers[{i}]") for i, s in
+                      enumerate(_list(doc.get("transfers", []), origin, "transfers")))
     certificate = None
     if "certificate" in doc:
         certificate = _certificate(doc["certificate"], origin, "certificate")
-    extra = {k: v for k, v in doc.items() if k not in _TOP_KEYS}
-    return Schedule(platform, throughput, period, mpp, trees, steps, extra, certificate)
+    extra = {k: v for k, v in doc.items() if k not in _TOP_KEYS + ("transfers",)}
+    return Schedule(platform, throughput, period, mpp, trees, steps, extra, certificate,
+                    transfers, version)
 
 
 def _tree(entry, origin: str, element: str) -> TreeEntry:
@@ -436,6 +552,17 @@ def _transfer(entry, origin: str, element: str) -> Transfer:
                     _node(entry["to"], origin, f"{element}.to"),
                     _integer(entry["tree"], origin, f"{element}.tree"),
                     _integer(entry["messages"], origin, f"{element}.messages"))
+
+
+def _timed_transfer(entry, origin: str, element: str) -> TimedTransfer:
+    entry = _object(entry, origin, element, _TIMED_TRANSFER_KEYS, "a transfer")
+    for key in ("from", "to", "tree", "messages", "start"):
+        _required(entry, key, origin, element)
+    return TimedTransfer(_node(entry["from"], origin, f"{element}.from"),
+                         _node(entry["to"], origin, f"{element}.to"),
+                         _integer(entry["tree"], origin, f"{element}.tree"),
+                         _integer(entry["messages"], origin, f"{element}.messages"),
+                         _exact(entry["start"], origin, f"{element}.start"))
 
 
 def _certificate(entry, origin: str, element: str) -> PriceCertificate:

@@ -1,4 +1,4 @@
-"""The independent checker of a steady-schedule v1 schedule (DESIGN.md; seed 002 §5.4.2).
+"""The independent checker of a steady-schedule (docs/formats.md; seed 002 §5.4.2).
 
 ``verify(platform, schedule)`` trusts nothing about how the schedule was built: it
 imports only the platform model, the file format, exact numbers and the certificate
@@ -25,6 +25,21 @@ format's semantics:
   with weights c_jk (y_j^out + y_k^in).  By weak duality no schedule beats the sum of
   the prices, and the schedule itself, once valid, attains it.
 
+A version 2 (timed) schedule has a timetable instead of steps; its rules replace the
+step rules:
+
+* every transfer has an exact ``start`` >= 0 (``start``) and ends, start + messages x
+  cost, by the period (``window``): it holds the sender's out-port and the receiver's
+  in-port during [start, end);
+* the intervals of one port never overlap; touching is fine (``one-port``);
+* the tree, delivery, total and throughput rules are those of version 1.
+Its throughput is not the optimum in general: the certificate's prices y (>= 0, every
+spanning arborescence costing >= c > 0 under them) bound every schedule's throughput by
+sum(y) / c (weak duality), so ``ratio`` = throughput / (sum(y) / c) is a certified lower
+bound on throughput / optimum, equal to it when sum(y) / c is the optimum (as in the
+files steady writes).  ``min_ratio`` rejects a lower ratio (``ratio``); claimed
+``optimum`` and ``ratio`` keys must equal the certified values (``ratio``).
+
 Objects of the wrong type (a Schedule built in Python with a float duration, say) are
 reported as kind ``format``; a *file* that cannot be read as a schedule never gets here:
 :meth:`Schedule.from_file` raises :class:`~steady.errors.InputError` (exit code 2).
@@ -46,14 +61,15 @@ from fractions import Fraction
 from .certificate import min_arborescence_cost
 from .numbers import format_exact
 from .platform import Platform
-from .schedule_file import PriceCertificate, Schedule, Step, Transfer, TreeEntry
+from .numbers import parse_exact
+from .schedule_file import TIMED, PriceCertificate, Schedule, Step, TimedTransfer, Transfer, TreeEntry
 
 __all__ = ["KINDS", "Violation", "VerifyReport", "verify", "verify_file"]
 
 #: Every kind of violation, in the order the checks run.
 KINDS = ("format", "platform", "period", "duration", "link", "tree-index", "tree-edge",
-         "messages", "one-port", "capacity", "tree", "weight", "delivery",
-         "messages-per-period", "throughput", "optimality")
+         "messages", "start", "window", "one-port", "capacity", "tree", "weight",
+         "delivery", "messages-per-period", "throughput", "optimality", "ratio")
 
 
 @dataclass(frozen=True)
@@ -79,13 +95,18 @@ class Violation:
 @dataclass
 class VerifyReport:
     """The result of :func:`verify`: ``ok`` when ``violations`` is empty; ``optimality``
-    says whether the optimality certificate was checked."""
+    says whether the optimality certificate was checked; for a timed (version 2)
+    schedule with a valid certificate, ``bound`` is the certified upper bound on the
+    optimum and ``ratio`` = throughput / bound."""
 
     violations: list[Violation] = field(default_factory=list)
     optimality: bool = True
     steps: int = 0
     transfers: int = 0
     trees: int = 0
+    version: int = 1
+    bound: Fraction | None = None
+    ratio: Fraction | None = None
 
     @property
     def ok(self) -> bool:
@@ -101,9 +122,13 @@ class VerifyReport:
         return [v for v in self.violations if v.kind == kind]
 
     def to_dict(self) -> dict:
-        return {"valid": self.ok, "optimality_checked": self.optimality,
-                "steps": self.steps, "transfers": self.transfers, "trees": self.trees,
-                "violations": [v.to_dict() for v in self.violations]}
+        doc = {"valid": self.ok, "optimality_checked": self.optimality,
+               "steps": self.steps, "transfers": self.transfers, "trees": self.trees,
+               "violations": [v.to_dict() for v in self.violations]}
+        if self.version == TIMED:
+            doc.update({"version": self.version, "optimum_bound": _text(self.bound),
+                        "ratio": _text(self.ratio)})
+        return doc
 
     def add(self, kind, where, expected, found, message) -> None:
         self.violations.append(Violation(kind, where, expected, found, message))
@@ -131,10 +156,12 @@ def _arc(tail, head) -> str:
 
 # -- the checker ------------------------------------------------------------------
 
-def verify(platform: Platform | None, schedule: Schedule,
-           optimality: bool = True) -> VerifyReport:
+def verify(platform: Platform | None, schedule: Schedule, optimality: bool = True,
+           min_ratio: Fraction | None = None) -> VerifyReport:
     """Check ``schedule`` against ``platform`` (None: its own embedded platform) and
-    return every violation found (see the module docstring for the rules and kinds)."""
+    return every violation found (see the module docstring for the rules and kinds).
+    A version 1 schedule must be optimal unless ``optimality=False``; a version 2 one
+    gets its certified ratio, which must be >= ``min_ratio`` when given."""
     report = VerifyReport(optimality=optimality)
     if not isinstance(schedule, Schedule):
         report.add("format", "schedule", "a Schedule", type(schedule).__name__,
@@ -160,18 +187,26 @@ def verify(platform: Platform | None, schedule: Schedule,
                        "not a TreeEntry")
     tree_edges = [_edge_set(t) if ok else set() for t, ok in zip(trees, tree_ok)]
 
-    carried = _check_steps(platform, schedule, tree_edges, report)
+    if getattr(schedule, "version", 1) == TIMED:
+        report.version = TIMED
+        carried = _check_timetable(platform, schedule, tree_edges, report)
+    else:
+        carried = _check_steps(platform, schedule, tree_edges, report)
     _check_trees(platform, trees, tree_ok, tree_edges, carried, report)
     _check_totals(schedule, trees, tree_ok, report)
-    if optimality:
+    if report.version == TIMED:  # --no-optimality: a certificate is not required
+        if optimality or schedule.certificate is not None or min_ratio is not None:
+            _check_ratio(platform, schedule, min_ratio, report)
+    elif optimality:
         _check_optimality(platform, schedule, report)
     return report
 
 
-def verify_file(platform: Platform | None, path, optimality: bool = True) -> VerifyReport:
+def verify_file(platform: Platform | None, path, optimality: bool = True,
+                min_ratio: Fraction | None = None) -> VerifyReport:
     """:func:`verify` of the schedule file ``path``; raises InputError when the file
-    cannot be read as a steady-schedule v1 document."""
-    return verify(platform, Schedule.from_file(path), optimality)
+    cannot be read as a steady-schedule document."""
+    return verify(platform, Schedule.from_file(path), optimality, min_ratio)
 
 
 def _check_platform(platform: Platform, embedded: Platform, report: VerifyReport) -> None:
@@ -227,7 +262,6 @@ def _check_steps(platform: Platform, schedule: Schedule, tree_edges: list,
     carried: dict[tuple[int, str, str], int] = {}
     total = Fraction(0)
     durations_exact = True
-    ntrees = len(tree_edges)
     for i, step in enumerate(schedule.steps):
         where = f"steps[{i}]"
         if not isinstance(step, Step):
@@ -251,32 +285,9 @@ def _check_steps(platform: Platform, schedule: Schedule, tree_edges: list,
         for j, t in enumerate(step.transfers):
             tw = f"{where}.transfers[{j}]"
             report.transfers += 1
-            if not isinstance(t, Transfer):
-                report.add("format", tw, "a Transfer", type(t).__name__, "not a Transfer")
-                continue
-            if not (_is_int(t.tree) and _is_int(t.messages)
-                    and isinstance(t.tail, str) and isinstance(t.head, str)):
-                report.add("format", tw, "names and integers", repr(t),
-                           "a transfer has node names and integer tree and messages")
+            if not _transfer_counts(platform, t, tw, tree_edges, carried, report, Transfer):
                 continue
             arc = (t.tail, t.head)
-            if t.messages <= 0:
-                report.add("messages", f"{tw}.messages", "> 0", t.messages,
-                           f"{t.messages} messages: a transfer sends at least one")
-            exists = platform.has_link(*arc)
-            if not exists:
-                report.add("link", tw, "a link of the platform", _arc(*arc),
-                           f"{_arc(*arc)} is not a link of the platform")
-            if not 0 <= t.tree < ntrees:
-                report.add("tree-index", f"{tw}.tree", f"0..{ntrees - 1}", t.tree,
-                           f"tree {t.tree} does not exist ({ntrees} trees)")
-            elif arc not in tree_edges[t.tree]:
-                report.add("tree-edge", tw, f"an edge of trees[{t.tree}]", _arc(*arc),
-                           f"{_arc(*arc)} is not an edge of tree {t.tree}: nothing of "
-                           "that tree is sent there")
-            else:
-                key = (t.tree, t.tail, t.head)
-                carried[key] = carried.get(key, 0) + t.messages
             if arc not in load:
                 load[arc] = 0
                 senders.setdefault(t.tail, []).append(arc)
@@ -311,6 +322,94 @@ def _check_steps(platform: Platform, schedule: Schedule, tree_edges: list,
                        f"the durations add up to {format_exact(total)}, the period is "
                        f"{format_exact(period)}")
     return carried
+
+
+def _check_timetable(platform: Platform, schedule: Schedule, tree_edges: list,
+                     report: VerifyReport) -> dict:
+    """Version 2 rules; returns the messages carried per period, {(tree, tail, head): n}."""
+    period = schedule.period
+    period_ok = _is_exact(period) and period > 0
+    if not _is_exact(period):
+        report.add("format", "period", "an exact number", type(period).__name__,
+                   "the period is an int or a Fraction")
+    elif period <= 0:
+        report.add("period", "period", "> 0", period, "the period is not positive")
+    carried: dict[tuple[int, str, str], int] = {}
+    busy: dict[tuple[str, str], list] = {}     # (side, node) -> [(start, end, where)]
+    for j, t in enumerate(schedule.transfers):
+        where = f"transfers[{j}]"
+        report.transfers += 1
+        if not _transfer_counts(platform, t, where, tree_edges, carried, report,
+                                TimedTransfer):
+            continue
+        if not _is_exact(t.start):
+            report.add("format", f"{where}.start", "an exact number",
+                       type(t.start).__name__, "a start is an int or a Fraction")
+            continue
+        if t.start < 0:
+            report.add("start", f"{where}.start", ">= 0", t.start,
+                       f"start {format_exact(t.start)} is before the period begins")
+        if not platform.has_link(t.tail, t.head):
+            continue
+        end = t.start + t.messages * platform.cost(t.tail, t.head)
+        if period_ok and end > period:
+            report.add("window", where, f"<= {format_exact(period)}", end,
+                       f"ends at {format_exact(end)}, after the period "
+                       f"{format_exact(period)}")
+        busy.setdefault(("out", t.tail), []).append((t.start, end, where))
+        busy.setdefault(("in", t.head), []).append((t.start, end, where))
+    for (side, node), intervals in busy.items():
+        _check_port(side, node, intervals, report)
+    return carried
+
+
+def _check_port(side: str, node: str, intervals: list, report: VerifyReport) -> None:
+    """One port's busy intervals [start, end) may touch but never overlap."""
+    intervals.sort(key=lambda x: (x[0], x[1]))
+    role = "sends" if side == "out" else "receives"
+    latest_end, latest = None, None
+    for start, end, where in intervals:
+        if latest_end is not None and start < latest_end:
+            report.add("one-port", f"{where} node {node}", f">= {format_exact(latest_end)}",
+                       start, f"{node} {role} in {latest} until {format_exact(latest_end)}"
+                       f" and in {where} from {format_exact(start)}: its {side}-port "
+                       "would serve two transfers at once")
+        if latest_end is None or end > latest_end:
+            latest_end, latest = end, where
+
+
+def _transfer_counts(platform, t, where, tree_edges, carried, report, kind) -> bool:
+    """The rules every transfer obeys, steps or timetable: its type, an existing link,
+    an existing tree having that edge, messages > 0; counts its messages in
+    ``carried``.  Returns False when it is too malformed to check further."""
+    if not isinstance(t, kind):
+        report.add("format", where, f"a {kind.__name__}", type(t).__name__,
+                   f"not a {kind.__name__}")
+        return False
+    if not (_is_int(t.tree) and _is_int(t.messages)
+            and isinstance(t.tail, str) and isinstance(t.head, str)):
+        report.add("format", where, "names and integers", repr(t),
+                   "a transfer has node names and integer tree and messages")
+        return False
+    arc = (t.tail, t.head)
+    if t.messages <= 0:
+        report.add("messages", f"{where}.messages", "> 0", t.messages,
+                   f"{t.messages} messages: a transfer sends at least one")
+    if not platform.has_link(*arc):
+        report.add("link", where, "a link of the platform", _arc(*arc),
+                   f"{_arc(*arc)} is not a link of the platform")
+    ntrees = len(tree_edges)
+    if not 0 <= t.tree < ntrees:
+        report.add("tree-index", f"{where}.tree", f"0..{ntrees - 1}", t.tree,
+                   f"tree {t.tree} does not exist ({ntrees} trees)")
+    elif arc not in tree_edges[t.tree]:
+        report.add("tree-edge", where, f"an edge of trees[{t.tree}]", _arc(*arc),
+                   f"{_arc(*arc)} is not an edge of tree {t.tree}: nothing of "
+                   "that tree is sent there")
+    else:
+        key = (t.tree, t.tail, t.head)
+        carried[key] = carried.get(key, 0) + t.messages
+    return True
 
 
 def _check_trees(platform: Platform, trees, tree_ok, tree_edges, carried,
@@ -431,10 +530,33 @@ def _check_optimality(platform: Platform, schedule: Schedule, report: VerifyRepo
         report.add("optimality", "certificate", "port prices", None,
                    "no certificate: the throughput is not proven optimal")
         return
+    cost = _price_check(platform, cert, report)
+    if cost is None:
+        return
+    total = _price_sum(cert)
+    if not _is_exact(tp) or total != tp:
+        report.add("optimality", "certificate", tp, total,
+                   f"the prices add up to {format_exact(total)}, not to the throughput "
+                   f"{_text(tp)}")
+    if cost < 1:
+        report.add("optimality", "certificate", ">= 1", cost,
+                   f"a spanning arborescence costs {format_exact(cost)} < 1 under the "
+                   "prices: they do not bound the throughput")
+
+
+def _price_sum(cert) -> Fraction:
+    return sum(cert.out_prices.values(), Fraction(0)) + sum(cert.in_prices.values(),
+                                                            Fraction(0))
+
+
+def _price_check(platform: Platform, cert, report: VerifyReport) -> Fraction | None:
+    """The prices are exact, >= 0 and on nodes of the platform; returns the exact cost
+    of the cheapest spanning arborescence under them (None when they are unusable), and
+    checks the certificate's claimed ``min_tree_cost`` against it."""
     if not isinstance(cert, PriceCertificate):
         report.add("format", "certificate", "a PriceCertificate", type(cert).__name__,
                    "not a PriceCertificate")
-        return
+        return None
     nodes = set(platform.nodes)
     bad = False
     for side, prices in (("out_prices", cert.out_prices), ("in_prices", cert.in_prices)):
@@ -453,26 +575,53 @@ def _check_optimality(platform: Platform, schedule: Schedule, report: VerifyRepo
                            f"price for unknown node {v!r}")
                 bad = True
     if bad:
-        return
-    total = sum(cert.out_prices.values(), Fraction(0)) + sum(cert.in_prices.values(),
-                                                              Fraction(0))
-    if not _is_exact(tp) or total != tp:
-        report.add("optimality", "certificate", tp, total,
-                   f"the prices add up to {format_exact(total)}, not to the throughput "
-                   f"{_text(tp)}")
+        return None
     weights = {l.arc: l.cost * (cert.out_prices.get(l.tail, 0) + cert.in_prices.get(l.head, 0))
                for l in platform.links}
     cost = min_arborescence_cost(platform.nodes, weights, root=platform.source)
     if cost is None:  # impossible for a validated Platform; kept for safety
         report.add("optimality", "certificate", "a spanning arborescence", None,
                    "the platform has no spanning arborescence rooted at the source")
-        return
-    if cost < 1:
-        report.add("optimality", "certificate", ">= 1", cost,
-                   f"a spanning arborescence costs {format_exact(cost)} < 1 under the "
-                   "prices: they do not bound the throughput")
+        return None
     if cert.min_tree_cost is not None and cert.min_tree_cost != cost:
         report.add("optimality", "certificate.min_tree_cost", cost, cert.min_tree_cost,
                    f"the cheapest arborescence costs {format_exact(cost)}, the "
                    f"certificate claims {_text(cert.min_tree_cost)}")
+    return cost
+
+
+def _check_ratio(platform: Platform, schedule: Schedule, min_ratio, report: VerifyReport) -> None:
+    """A timed schedule's certified ratio (weak duality, proofs/timed-schedule.md): prices
+    y >= 0 under which every spanning arborescence costs >= c > 0 bound the optimum by
+    sum(y) / c, so throughput / (sum(y) / c) <= throughput / optimum."""
+    cert = schedule.certificate
+    if cert is None:
+        report.add("ratio", "certificate", "port prices", None,
+                   "no certificate: the ratio to the optimum is not certified")
+        return
+    cost = _price_check(platform, cert, report)
+    if cost is None:
+        return
+    if cost <= 0:
+        report.add("ratio", "certificate", "> 0", cost, "the prices bound nothing: the "
+                   "cheapest arborescence costs 0 under them")
+        return
+    report.bound = _price_sum(cert) / cost
+    if not _is_exact(schedule.throughput) or report.bound == 0:
+        return
+    report.ratio = schedule.throughput / report.bound
+    for key, value in (("optimum", report.bound), ("ratio", report.ratio)):
+        if key in schedule.extra:
+            try:
+                claimed = parse_exact(schedule.extra[key])
+            except (ValueError, TypeError):
+                claimed = None
+            if claimed != value:
+                report.add("ratio", key, value, schedule.extra[key],
+                           f"the file claims {key} {_text(schedule.extra[key])}, the "
+                           f"certificate proves {format_exact(value)}")
+    if min_ratio is not None and report.ratio < min_ratio:
+        report.add("ratio", "ratio", f">= {format_exact(min_ratio)}", report.ratio,
+                   f"certified ratio {format_exact(report.ratio)} is below the required "
+                   f"{format_exact(min_ratio)}")
 

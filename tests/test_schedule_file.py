@@ -237,7 +237,7 @@ DELETE = object()
 BAD = [
     (("format",), "steady-platform", "format", "expected 'steady-schedule'"),
     (("format",), DELETE, "format", "missing"),
-    (("version",), 2, "version", "unsupported version 2"),
+    (("version",), 3, "version", "unsupported version 3"),
     (("version",), DELETE, "version", "missing"),
     (("version",), True, "version", "unsupported"),
     (("steps",), DELETE, "steps", "missing"),

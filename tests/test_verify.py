@@ -434,7 +434,7 @@ def test_python_objects_of_the_wrong_type_are_format_violations():
 
 def test_verify_file_raises_input_error_on_a_bad_file(tmp_path):
     path = tmp_path / "bad.json"
-    path.write_text('{"format": "steady-schedule", "version": 2}')
+    path.write_text('{"format": "steady-schedule", "version": 3}')
     with pytest.raises(InputError) as err:
         verify_file(None, path)
     assert err.value.element == "version"

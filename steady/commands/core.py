@@ -1,52 +1,22 @@
 """The commands of seed 002's pipeline: ``steady throughput``, ``schedule``, ``verify``,
 ``show``, ``pipe`` and ``simulate``.
 
-Only argparse wiring and presentation live here; each command imports the computing
-modules when it runs, so that ``steady --help`` stays fast.
+Only argparse wiring and the choice of what to show live here (:mod:`steady.present`
+prints it); each command imports the computing modules when it runs, so that
+``steady --help`` stays fast.
 """
 
 from __future__ import annotations
 
-import json
 import sys
 from fractions import Fraction
 
 from ..errors import InputError
-from ..fileio import load_json
-from ..numbers import decimal_text, format_exact, parse_exact
-from ..platform import FORMAT as PLATFORM_FORMAT
-from ..platform import Platform, load_platform
-
-
-def load_tree(path, platform) -> dict:
-    """A tree file: ``{"format": "steady-tree", "version": 1, "edges": [[u, v], ...]}``
-    or a steady-platform document whose links are the tree's arcs.  Returns
-    child -> parent, validated as a spanning arborescence of ``platform``."""
-    origin = str(path)
-    doc = load_json(path)
-    if isinstance(doc, dict) and doc.get("format") == PLATFORM_FORMAT:
-        edges = [[l.tail, l.head] for l in Platform.from_dict(doc, origin).links]
-    elif isinstance(doc, dict) and doc.get("format") == "steady-tree":
-        if doc.get("version", 1) != 1:
-            raise InputError(origin, "version", f"unsupported version {doc['version']!r}")
-        unknown = sorted(set(doc) - {"format", "version", "edges"})
-        if unknown:
-            raise InputError(origin, f"key {unknown[0]!r}", "unknown key")
-        edges = doc.get("edges")
-    else:
-        raise InputError(origin, "format", "expected a steady-tree or steady-platform document")
-    if not isinstance(edges, list):
-        raise InputError(origin, "edges", "must be a list of [parent, child] pairs")
-    parent: dict[str, str] = {}
-    for i, edge in enumerate(edges):
-        if not (isinstance(edge, list) and len(edge) == 2 and all(isinstance(x, str) for x in edge)):
-            raise InputError(origin, f"edges[{i}]", "an edge is a pair [parent, child] of names")
-        par, child = edge
-        if child in parent:
-            raise InputError(origin, f"edges[{i}]", f"{child} has two parents")
-        parent[child] = par
-    platform.check_arborescence(parent, origin)
-    return parent
+from ..numbers import format_exact, parse_exact
+from ..platform import Platform, load_platform, load_tree
+from . import timed
+from ..present.sheet import (IN_JSON, IN_THE_FILE, exact, number, per_time_unit,
+                             platform_text, plural, print_json, print_sheet)
 
 
 def _cmd_throughput(args) -> int:
@@ -62,41 +32,20 @@ def _cmd_throughput(args) -> int:
     if args.json:
         doc = {"platform": platform.name or origin}
         doc.update(result.to_dict())
-        print(json.dumps(doc, indent=1))
+        print_json(doc)
         return 0
     problem = {"graph": "SSB(G), 002 §5.2", "dag": "SSBPDAG, 002 §4.1",
                "tree": "TP(T), 002 §3.1.2"}[result.scope]
-    rows = [
-        ("platform", f"{platform.name or origin} ({len(platform.nodes)} nodes, "
-                     f"{len(platform.links)} links, source {platform.source})"),
+    print_sheet([
+        ("platform", platform_text(platform, origin)),
         ("problem", f"{problem}; formulation {result.formulation}"),
-        ("throughput", f"{format_exact(result.throughput)} = "
-                       f"{decimal_text(result.throughput)} broadcasts per time unit"),
-        ("period T*", f"{format_exact(result.period)} = {decimal_text(result.period)}"),
+        ("throughput", per_time_unit(result.throughput, where=IN_JSON)),
+        ("period T*", number(result.period, IN_JSON)),
         ("bottleneck", ", ".join(result.bottleneck) or "-"),
         ("certified", "yes: exact primal rates + port prices under which every "
                       f"broadcast tree costs >= 1 (min {format_exact(result.certificate.min_tree_cost)})"),
-    ]
-    width = max(len(k) for k, _ in rows)
-    for key, value in rows:
-        print(f"{key:<{width}}  {value}")
+    ])
     return 0
-
-
-def _digits(x) -> str:
-    """An exact number for a terminal: in full when short, else its leading digits and
-    size (periods can have hundreds of digits; the file has the exact value)."""
-    from ..numbers import many_digits
-
-    text = format_exact(x)
-    if len(text) <= 40:
-        return text
-    with many_digits():
-        whole = str(x.numerator // x.denominator)
-    if len(whole) < 16:
-        return f"{decimal_text(x)} (exact value in the file)"
-    return (f"{whole[0]}.{whole[1:7]}e+{len(whole) - 1} ({len(whole)} digits; exact value "
-            "in the file)")
 
 
 def _write_error(path, exc: OSError) -> InputError:
@@ -112,6 +61,8 @@ def _cmd_schedule(args) -> int:
     from ..progress import StageBar
 
     platform, origin = load_platform(args.platform)
+    if timed.wants_short(args):  # at most M messages per period: a timetable (v2)
+        return timed.run_schedule(args, platform, origin)
     with StageBar(["exact throughput", "trees and matchings", "verifier", "file"],
                   args.quiet) as bar:
         bar.stage("exact throughput")
@@ -151,32 +102,31 @@ def _cmd_schedule(args) -> int:
         summary.update({"q": stats["q"], "heights": stats["heights"],
                         "layers": stats["layer_table"]})
     if args.json:
-        from ..numbers import many_digits
-
-        with many_digits():
-            print(json.dumps(summary, indent=1))
+        print_json(summary)
         return 0
-    bound = stats.get("tree_bound_text", "paper's bound |V|^3+|E|")
+    # The paper's bound on the number of trees stays in --json: a first screen is for
+    # what the schedule is, not for how loose a theorem's bound is.
+    where = IN_THE_FILE if args.output else IN_JSON   # the full value of a long number
     rows = [("platform", summary["platform"]),
-            ("throughput", f"{format_exact(schedule.throughput)} = "
-                           f"{decimal_text(schedule.throughput)} broadcasts per time unit"),
-            ("period", _digits(schedule.period)),
-            ("messages/period", _digits(Fraction(schedule.messages_per_period))),
+            ("throughput", per_time_unit(schedule.throughput, where=where)),
+            ("period", number(schedule.period, where)),
+            ("messages/period", number(schedule.messages_per_period, where)),
             ("trees", f"{stats['trees']} (built {stats['trees_built']} by "
-                      f"{stats['construction']}; {bound} = {stats['tree_bound']})"),
+                      f"{stats['construction']})"),
             ("matchings", f"{stats['matchings']} (bound |E| = {stats['matching_bound']})"),
             ("file", f"{args.output or '(not written: use -o FILE)'}, "
                      f"{summary['file_bytes']} bytes"),
             ("verified", "yes (steady verify: every rule, and optimality)")]
+    note = timed.huge_period_note(schedule.messages_per_period)
+    if note:
+        rows.append(("short period", note))
     if args.dag:
         rows[4:4] = [("q", f"{stats['q']} (q·n_jk, q·t_jk, q·TP integers; 002 §4.3 "
                            "Theorem 2)"),
                      ("heights", ", ".join(f"{v} {h}" for v, h in stats["heights"].items())),
                      ("layers", f"{stats['layer_count']} of q time units, "
                                 f"{len(stats['layer_table'])} transfers (--json lists them)")]
-    width = max(len(k) for k, _ in rows)
-    for key, value in rows:
-        print(f"{key:<{width}}  {value}")
+    print_sheet(rows)
     return 0
 
 
@@ -186,9 +136,15 @@ def _cmd_verify(args) -> int:
 
     platform = Platform.from_file(args.platform)
     schedule = Schedule.from_file(args.schedule)
-    report = verify(platform, schedule, optimality=not args.no_optimality)
+    min_ratio = None if args.min_ratio is None else _positive(args.min_ratio, "--min-ratio")
+    report = verify(platform, schedule, optimality=not args.no_optimality,
+                    min_ratio=min_ratio)
     if args.json:
-        print(json.dumps(report.to_dict(), indent=1))
+        print_json(report.to_dict())
+    elif report.ok and report.ratio is not None:
+        print(f"valid: timed, {report.transfers} transfers, {report.trees} trees; "
+              f"throughput {format_exact(schedule.throughput)}, certified ratio "
+              f"{timed.ratio_text(report.ratio)} of the optimum")
     elif report.ok:
         print(f"valid: {report.steps} steps, {report.transfers} transfers, "
               f"{report.trees} trees; throughput {format_exact(schedule.throughput)}"
@@ -229,15 +185,11 @@ def _cmd_simulate(args) -> int:
         schedule = _optimal_schedule(args.platform, args.quiet)
     report = horizon_report(schedule, horizon, args.max_events)
     if args.plot:
-        _ratio_plot(schedule, report, args.plot)
-    summary = _simulation_summary(report)
+        _horizon_plot(schedule, report, args.plot)
     if args.json:
-        from ..numbers import many_digits
-
-        with many_digits():
-            print(json.dumps(summary, indent=1))
+        print_json(report.to_dict())
     else:
-        _print_simulation(report, summary)
+        _print_simulation(report)
     for violation in report.violations[:20]:
         print(f"steady: simulation: {violation}", file=sys.stderr)
     return 1 if report.violations else 0
@@ -277,27 +229,9 @@ def _optimal_schedule(path, quiet: bool):
         return optimal_schedule(platform, result)[0]
 
 
-def _simulation_summary(report) -> dict:
-    p = report.phases
-    return {"horizon": format_exact(report.horizon), "delivered": report.delivered,
-            "bound": format_exact(report.bound),
-            "ratio": None if report.ratio is None else format_exact(report.ratio),
-            "batches": report.batches, "period": format_exact(p.period),
-            "messages_per_period": p.messages_per_period,
-            "warmup_periods": p.warmup_periods,
-            "init": format_exact(p.init), "cleanup": format_exact(p.cleanup),
-            "pipelined_phase": format_exact(p.pipelined),
-            "paper_init": format_exact(p.paper_init),
-            "paper_cleanup": format_exact(p.paper_cleanup),
-            "simulated": report.simulated, "transfers": report.transfers,
-            "largest_checkable_horizon": None if report.largest_checkable is None
-            else format_exact(report.largest_checkable),
-            "violations": list(report.violations)}
-
-
-def _print_simulation(report, summary) -> None:
-    def both(x):
-        return f"{_digits(x)} (~{decimal_text(x)})"
+def _print_simulation(report) -> None:
+    def n(x):   # no file here: an abbreviated number is in full with --json
+        return number(x, IN_JSON)
 
     p = report.phases
     if report.simulated:
@@ -307,35 +241,33 @@ def _print_simulation(report, summary) -> None:
         fits = report.largest_checkable
         checked = (f"no: {report.batches} batches need {report.transfers} message "
                    f"transfers (> --max-events); "
-                   + (f"horizons up to {_digits(fits)} can be simulated" if fits is not None
-                      else "not even one batch fits: raise --max-events"))
-    rows = [("horizon K", both(report.horizon)),
-            ("delivered", f"{report.delivered} messages ({report.batches} batches), "
-                          "each held by every node by K"),
-            ("bound K·TP", f"{both(report.bound)} (Lemma 7)"),
-            ("ratio", "-" if report.ratio is None else both(report.ratio)),
-            ("I (warm-up)", f"{both(p.init)}; pipelined {both(p.pipelined)}, "
-                            f"paper's sequential {both(p.paper_init)}"),
-            ("J (clean-up)", f"{both(p.cleanup)}; pipelined {both(p.pipelined)}, "
-                             f"paper's sequential {both(p.paper_cleanup)}"),
-            ("period", f"{both(p.period)}, {p.messages_per_period} messages, "
-                       f"{p.warmup_periods} warm-up periods"),
-            ("simulated", checked)]
-    width = max(len(k) for k, _ in rows)
-    for key, value in rows:
-        print(f"{key:<{width}}  {value}")
+                   + (f"horizons up to {exact(fits, IN_JSON)} can be simulated"
+                      if fits is not None else "not even one batch fits: raise --max-events"))
+    # I and J beside the two constructions they improve on: the plain unrolling (W
+    # whole periods, W·T) and the paper's routing of one message at a time (§5.5).
+    plain = f"plain unrolling: W·T = {n(p.pipelined)}"
+    print_sheet([
+        ("horizon K", n(report.horizon)),
+        ("delivered", f"{report.delivered} {plural(report.delivered, 'message')} "
+                      f"({report.batches} {plural(report.batches, 'batch')}), "
+                      "each held by every node by K"),
+        ("bound K·TP", f"{n(report.bound)} (Lemma 7)"),
+        ("ratio", "-" if report.ratio is None else n(report.ratio)),
+        ("I (warm-up)", f"{n(p.init)} ({plain}; paper's sequential {n(p.paper_init)}, "
+                        "one message at a time)"),
+        ("J (clean-up)", f"{n(p.cleanup)} ({plain}; paper's sequential "
+                         f"{n(p.paper_cleanup)}, one message at a time)"),
+        ("period T", f"{n(p.period)}, {p.messages_per_period} "
+                     f"{plural(p.messages_per_period, 'message')}; W = {p.warmup_periods} "
+                     f"warm-up {plural(p.warmup_periods, 'period')}"),
+        ("simulated", checked)])
 
 
-def _ratio_plot(schedule, report, path) -> None:
-    from ..simulate.horizon import PeriodicPattern, steady_count
-    from ..present.plots import ratio_plot
+def _horizon_plot(schedule, report, path) -> None:
+    from ..present.horizon import horizon_plot
 
-    pattern = PeriodicPattern(schedule)
-    k = report.horizon
-    points = [(k * i / 400, Fraction(steady_count(pattern, k * i / 400, report.phases))
-               / (k * i / 400 * schedule.throughput)) for i in range(1, 401)]
     try:
-        ratio_plot(points, path, f"{schedule.platform.name or 'platform'}: Theorem 7")
+        horizon_plot(schedule, report, path)
     except OSError as exc:
         raise _write_error(path, exc) from None
 
@@ -345,23 +277,8 @@ def _cmd_pipe(args) -> int:
     from ..simulate.pipe import PipePlanner, best_slices, pipe_makespan, pipe_paper
     from ..progress import StageBar
 
-    try:
-        size = parse_exact(args.size)
-    except ValueError as exc:
-        raise InputError("<command line>", "--size", str(exc)) from None
-    if size <= 0:
-        raise InputError("<command line>", "--size", f"must be > 0, not {args.size}")
-    choice = args.slices.strip().lower()
-    slices = None
-    if choice not in ("auto", "paper"):
-        try:
-            slices = int(choice)
-        except ValueError:
-            raise InputError("<command line>", "--slices", f"expected auto, paper or an "
-                             f"integer >= 1, not {args.slices!r}") from None
-        if slices < 1:
-            raise InputError("<command line>", "--slices", f"must be >= 1, not {slices}")
-        choice = "given"
+    size = _positive(args.size, "--size")
+    choice, slices = _slices_option(args.slices)
     platform, origin = load_platform(args.platform)
     with StageBar(["exact throughput", "exhaustive", "paper's slicing", "geometric scan",
                    "refinement"], args.quiet) as bar:
@@ -374,16 +291,32 @@ def _cmd_pipe(args) -> int:
         else:
             result = pipe_makespan(platform, size, slices, planner=planner)
     if args.json:
-        from ..numbers import many_digits
-
         doc = {"platform": platform.name or origin, "choice": choice}
         doc.update(result.to_dict())
-        with many_digits():
-            print(json.dumps(doc, indent=1))
+        print_json(doc)
         return 0
+    _print_pipe(platform, origin, choice, result)
+    return 0
 
-    def both(x):
-        return f"{_digits(x)} (~{decimal_text(x)})"
+
+def _slices_option(text: str) -> tuple[str, int | None]:
+    """``--slices``: ("auto", None), ("paper", None) or ("given", N) with N >= 1."""
+    choice = text.strip().lower()
+    if choice in ("auto", "paper"):
+        return choice, None
+    try:
+        slices = int(choice)
+    except ValueError:
+        raise InputError("<command line>", "--slices", f"expected auto, paper or an "
+                         f"integer >= 1, not {text!r}") from None
+    if slices < 1:
+        raise InputError("<command line>", "--slices", f"must be >= 1, not {slices}")
+    return "given", slices
+
+
+def _print_pipe(platform, origin, choice: str, result) -> None:
+    def both(x):   # no file here: an abbreviated number is in full with --json
+        return number(x, IN_JSON)
 
     how = {"auto": f"best of {result.evaluated} slice counts scanned",
            "paper": "the paper's ν = ceil(sqrt L) slices of size ν",
@@ -391,8 +324,7 @@ def _cmd_pipe(args) -> int:
     slice_text = both(result.slice_size)
     if result.padded:
         slice_text += f", padded message {both(result.slices * result.slice_size)}"
-    rows = [("platform", f"{platform.name or origin} ({len(platform.nodes)} nodes, "
-                         f"{len(platform.links)} links, source {platform.source})"),
+    rows = [("platform", platform_text(platform, origin)),
             ("size L", both(result.size)),
             ("slices", f"{result.slices} ({how})"),
             ("slice size", slice_text),
@@ -400,15 +332,24 @@ def _cmd_pipe(args) -> int:
             ("bound L·T*", f"{both(result.lower_bound)} (Lemma 7, Theorem 8)"),
             ("ratio", both(result.ratio)),
             ("schedule", f"{result.pattern} periodic pattern: M = "
-                         f"{_digits(Fraction(result.messages_per_period))} slices per period, "
+                         f"{exact(result.messages_per_period, IN_JSON)} "
+                         f"{plural(result.messages_per_period, 'slice')} per period, "
                          f"{result.batches} batches, "
-                         f"{decimal_text(result.throughput_of_slices)} slices per time unit")]
+                         + per_time_unit(result.throughput_of_slices, "slice", IN_JSON))]
     if result.scan_limit is not None:
-        rows.append(("scan", f"k <= {result.scan_limit}; " + result.scan_proof))
-    width = max(len(k) for k, _ in rows)
-    for key, value in rows:
-        print(f"{key:<{width}}  {value}")
-    return 0
+        rows.append(("scan", _scan_text(result)))
+    print_sheet(rows)
+
+
+def _scan_text(result) -> str:
+    """Why no slice count beyond the scan does better, in words (--json keeps the
+    proof's terse form)."""
+    limit = result.scan_limit
+    if result.scan_proof.startswith("bound"):
+        return (f"slice counts up to {limit}; more cannot do better: from {limit} slices "
+                "on, the start-ups and transfers some node must receive already take at "
+                "least the makespan found")
+    return f"slice counts up to {limit} (the cap); larger counts were not tried"
 
 
 def _optional_platform(parser) -> None:
@@ -449,6 +390,7 @@ def add_commands(sub) -> None:
                          "apply); the platform must be a DAG")
     sc.add_argument("--json", action="store_true", help="machine-readable summary")
     sc.add_argument("--quiet", action="store_true", help="no progress bar on stderr")
+    timed.add_schedule_options(sc)
     sc.set_defaults(run=_cmd_schedule)
 
     ve = sub.add_parser("verify", help="check a schedule file independently",
@@ -457,6 +399,8 @@ def add_commands(sub) -> None:
                                     "valid, 1 invalid, 2 unreadable input.")
     ve.add_argument("platform", help="steady-platform v1 file")
     ve.add_argument("schedule", help="steady-schedule v1 file")
+    ve.add_argument("--min-ratio", metavar="R", help="a timed (version 2) schedule's "
+                    "certified ratio to the optimum must be >= R (exit 1 below it)")
     ve.add_argument("--no-optimality", action="store_true",
                     help="do not require the throughput to be the platform's optimum")
     ve.add_argument("--json", action="store_true", help="machine-readable report")

@@ -114,8 +114,7 @@ def optimal_schedule(platform, result) -> tuple[Schedule, dict]:
     """The optimal periodic schedule for an exact throughput result, with statistics
     (trees built and kept, matchings, the paper's bounds)."""
     trees, scale, stats = integer_trees(platform, result)
-    cert = PriceCertificate(dict(result.certificate.out_prices),
-                            dict(result.certificate.in_prices))
+    cert = PriceCertificate.of(result.certificate)
     schedule = periodic_schedule(platform, trees, scale, cert)
     if schedule.throughput != result.throughput:
         raise AssertionError(f"postcondition: schedule throughput {schedule.throughput} "

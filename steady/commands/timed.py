@@ -1,0 +1,293 @@
+"""Timed short-period schedules on the command line: ``steady schedule --max-messages M``
+(and ``--max-period T``, ``--ratio R``) and ``steady tradeoff``.
+
+Only argparse wiring and presentation live here; the construction is
+:mod:`steady.schedule.timed`, imported when a command runs.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from fractions import Fraction
+
+from ..errors import InputError
+from ..numbers import decimal_text, format_exact, parse_exact
+from ..present.sheet import number, per_time_unit, print_json, print_sheet
+
+#: Messages per period tried by --ratio when no --max-messages bounds the search.
+RATIO_LIMIT = 100_000
+#: `steady schedule` without a bound says so beyond this many messages per period.
+HUGE = 10 ** 6
+
+
+def add_schedule_options(parser) -> None:
+    """The short-period options of ``steady schedule``."""
+    short = parser.add_argument_group(
+        "short periods (a timed steady-schedule version 2 file, certified ratio)")
+    short.add_argument("--max-messages", metavar="M", help="at most M messages per "
+                       "period: a timetable whose ratio to the optimum is certified")
+    short.add_argument("--max-period", metavar="T", help="a period of at most T time "
+                       "units (exact number)")
+    short.add_argument("--ratio", metavar="R", help="the smallest M (up to --max-messages, "
+                       f"default {RATIO_LIMIT}) whose certified ratio is >= R; exit 1 "
+                       "naming the best found when none is")
+
+
+def wants_short(args) -> bool:
+    return any(x is not None for x in (args.max_messages, args.max_period, args.ratio))
+
+
+def add_commands(sub) -> None:
+    """Add ``steady tradeoff`` to the ``steady`` subparsers ``sub``."""
+    tr = sub.add_parser("tradeoff", help="messages per period against the certified "
+                        "ratio of timed short-period schedules",
+                        description="For each M: the timed schedule with at most M "
+                                    "messages per period, its certified ratio to the "
+                                    "optimum, period, transfers and file size.")
+    tr.add_argument("platform", nargs="?", help="steady-platform v1 file "
+                    "(default: the embedded platform of 002 Figure 1)")
+    tr.add_argument("--max-messages", default="10,100,1000", metavar="M,M,...",
+                    help="the values of M (default 10,100,1000)")
+    tr.add_argument("--plot", metavar="FILE", help="draw ratio against M (.png or .svg; "
+                    "needs the 'plot' extra)")
+    tr.add_argument("--json", action="store_true", help="machine-readable output")
+    tr.add_argument("--quiet", action="store_true", help="no progress bar on stderr")
+    tr.set_defaults(run=_cmd_tradeoff)
+
+
+# -- steady schedule --max-messages / --max-period / --ratio --------------------------
+
+def run_schedule(args, platform, origin) -> int:
+    """``steady schedule`` with a short-period option: build, verify, write, report."""
+    from ..progress import StageBar
+    from ..throughput import throughput
+    from ..verify import verify
+
+    if args.dag:
+        raise InputError("<command line>", "--dag", "short periods are built for the "
+                         "graph problem; drop --dag or the short-period option")
+    most = _count(args.max_messages, "--max-messages") if args.max_messages else None
+    with StageBar(["exact throughput", "timetable", "verifier", "file"], args.quiet) as bar:
+        bar.stage("exact throughput")
+        result = throughput(platform, "trees")
+        bar.stage("timetable")
+        schedule, stats = _short_schedule(platform, result, args, most)
+        bar.stage("verifier")
+        report = verify(platform, schedule)  # the independent checker, before any write
+        bar.stage("file")
+        text = schedule.to_json() if report.ok else ""
+    if not report.ok:
+        for violation in report.violations[:20]:
+            print(f"steady: schedule rejected by the verifier: {violation}", file=sys.stderr)
+        return 1
+    _write(args.output, text)
+    summary = _summary(platform, origin, schedule, report.ratio, text, args.output)
+    if args.json:
+        print_json(summary)
+    else:
+        print_sheet(_rows(schedule, report.ratio, stats, summary, args.output))
+    if args.ratio is not None and report.ratio < _fraction(args.ratio, "--ratio"):
+        print(f"steady: no M up to {stats['limit']} reaches ratio {args.ratio}; the best "
+              f"found is M = {schedule.messages_per_period}, ratio "
+              f"{decimal_text(report.ratio)}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _short_schedule(platform, result, args, most):
+    from ..schedule.timed import timed_schedule
+
+    if args.ratio is not None:
+        return _for_ratio(platform, result, _fraction(args.ratio, "--ratio"),
+                          most or RATIO_LIMIT)
+    if args.max_period is not None:
+        return _for_period(platform, result, _fraction(args.max_period, "--max-period"),
+                           most)
+    return timed_schedule(platform, result, most)
+
+
+def _for_period(platform, result, limit: Fraction, most):
+    """The largest M (<= ``most``) whose timed schedule's period is <= ``limit``."""
+    from ..schedule.timed import timed_schedule
+
+    m = math.floor(limit * result.throughput)
+    if most is not None:
+        m = min(m, most)
+    while m >= 1:
+        schedule, stats = timed_schedule(platform, result, m)
+        if schedule.period <= limit:
+            return schedule, stats
+        m = min(m - 1, math.floor(m * limit / schedule.period))
+    raise InputError("<command line>", "--max-period", f"{format_exact(limit)} is shorter "
+                     f"than one broadcast (the optimum needs {format_exact(result.period)} "
+                     "time units per message)")
+
+
+def _for_ratio(platform, result, target: Fraction, limit: int):
+    """The smallest M <= ``limit`` whose certified ratio is >= ``target`` (doubling,
+    then bisection; the ratio is not monotone in M, so this is the smallest found),
+    else the best schedule seen; stats gain ``limit``."""
+    from ..schedule.timed import timed_schedule
+
+    best = None
+    seen = {}
+
+    def build(m):
+        if m not in seen:
+            seen[m] = timed_schedule(platform, result, m)
+        return seen[m]
+
+    m, low = 1, 0
+    while True:
+        schedule, stats = build(m)
+        if best is None or stats["ratio"] > best[1]["ratio"]:
+            best = (schedule, stats)
+        if stats["ratio"] >= target or m >= limit:
+            break
+        low, m = m, min(2 * m, limit)
+    if stats["ratio"] >= target:
+        while m - low > 1:
+            mid = (low + m) // 2
+            if build(mid)[1]["ratio"] >= target:
+                m = mid
+            else:
+                low = mid
+        best = build(m)
+    best[1]["limit"] = limit
+    return best
+
+
+# -- steady tradeoff ------------------------------------------------------------------
+
+def _cmd_tradeoff(args) -> int:
+    from ..platform import load_platform
+    from ..progress import CountBar
+    from ..schedule.timed import timed_schedule
+    from ..throughput import throughput
+
+    counts = [_count(x, "--max-messages") for x in args.max_messages.split(",")]
+    platform, origin = load_platform(args.platform)
+    result = throughput(platform, "trees")
+    rows = []
+    with CountBar(len(counts), "timed schedules", args.quiet) as bar:
+        for m in counts:
+            schedule, stats = timed_schedule(platform, result, m)
+            rows.append({"max_messages": m,
+                         "messages_per_period": schedule.messages_per_period,
+                         "ratio": stats["ratio"], "period": schedule.period,
+                         "transfers": len(schedule.transfers),
+                         "file_bytes": len(schedule.to_json().encode())})
+            bar.advance()
+    if args.plot:
+        _plot(rows, args.plot, platform.name or origin)
+    if args.json:
+        print_json({"platform": platform.name or origin,
+                    "optimum": format_exact(result.throughput),
+                    "schedules": [{k: (format_exact(v) if isinstance(v, Fraction) else v)
+                                   for k, v in row.items()} for row in rows]})
+        return 0
+    print(f"{platform.name or origin}: optimum {per_time_unit(result.throughput)}")
+    print(f"{'M':>8} {'messages':>9} {'ratio':>10} {'period':>16} {'transfers':>9} "
+          f"{'file bytes':>11}")
+    for row in rows:
+        print(f"{row['max_messages']:>8} {row['messages_per_period']:>9} "
+              f"{_decimal(row['ratio'], 6):>10} {_decimal(row['period'], 4):>16} "
+              f"{row['transfers']:>9} {row['file_bytes']:>11}")
+    return 0
+
+
+def _plot(rows, path, title) -> None:
+    from ..present.plots import pyplot, save
+
+    plt = pyplot(path, "--plot")
+    fig, ax = plt.subplots(figsize=(6, 4))
+    ax.semilogx([r["max_messages"] for r in rows], [float(r["ratio"]) for r in rows], "o-")
+    ax.set_xlabel("M, messages per period at most")
+    ax.set_ylabel("certified ratio to the optimum")
+    ax.set_title(f"{title}: timed short-period schedules")
+    ax.grid(True, which="both", alpha=0.3)
+    save(plt, fig, path)
+    print(f"plot written to {path}")
+
+
+# -- helpers --------------------------------------------------------------------------
+
+def _summary(platform, origin, schedule, ratio, text, output) -> dict:
+    return {"platform": platform.name or origin, "version": schedule.version,
+            "throughput": format_exact(schedule.throughput),
+            "optimum": format_exact(schedule.optimum_bound),
+            "ratio": format_exact(ratio), "ratio_decimal": decimal_text(ratio),
+            "period": format_exact(schedule.period),
+            "messages_per_period": schedule.messages_per_period,
+            "trees": len(schedule.trees), "transfers": len(schedule.transfers),
+            "file_bytes": len(text.encode()), "file": output, "verified": True}
+
+
+def _rows(schedule, ratio, stats, summary, output) -> list:
+    return [("platform", summary["platform"]),
+            ("throughput", per_time_unit(schedule.throughput)),
+            ("optimum", per_time_unit(schedule.optimum_bound)),
+            ("ratio", f"{ratio_text(ratio)}, certified"),
+            ("period", number(schedule.period)),
+            ("messages/period", str(schedule.messages_per_period)),
+            ("trees", str(len(schedule.trees))),
+            ("transfers", f"{len(schedule.transfers)} ({stats['construction']})"),
+            ("file", f"{output or '(not written: use -o FILE)'}, "
+                     f"{summary['file_bytes']} bytes"),
+            ("verified", "yes (steady verify: every rule; the ratio by the optimum's "
+                         "prices)")]
+
+
+def huge_period_note(messages_per_period: int) -> str | None:
+    """One line for an exact optimum too long to run, naming --max-messages."""
+    if messages_per_period <= HUGE:
+        return None
+    digits = len(str(messages_per_period))
+    return (f"note: the exact optimum needs a {digits}-digit number of messages per "
+            "period; --max-messages 1000 gives a short period with a certified ratio")
+
+
+def _write(path, text) -> None:
+    if not path:
+        return
+    from ..fileio import atomic_write_text
+
+    try:
+        atomic_write_text(path, text)
+    except OSError as exc:
+        raise InputError(str(path), "file", f"cannot write: {exc.strerror or exc}") from None
+
+
+def ratio_text(ratio: Fraction) -> str:
+    """A certified ratio for a terminal: its decimal rounded down, and the exact value
+    when it is short (the file and --json have it whole)."""
+    text = format_exact(ratio)
+    return _decimal(ratio, 6) + (f" (exactly {text})" if len(text) <= 24 else "")
+
+
+def _decimal(x: Fraction, places: int) -> str:
+    """x rounded down to ``places`` decimals (a ratio is never shown above its value)."""
+    scaled = math.floor(x * 10 ** places)
+    return f"{scaled // 10 ** places}.{scaled % 10 ** places:0{places}d}"
+
+
+def _fraction(text, option) -> Fraction:
+    try:
+        value = parse_exact(text)
+    except ValueError as exc:
+        raise InputError("<command line>", option, str(exc)) from None
+    if value <= 0:
+        raise InputError("<command line>", option, f"must be > 0, not {text}")
+    return value
+
+
+def _count(text, option) -> int:
+    try:
+        value = int(str(text).strip())
+    except ValueError:
+        raise InputError("<command line>", option, f"expected an integer >= 1, "
+                         f"not {text!r}") from None
+    if value < 1:
+        raise InputError("<command line>", option, f"must be >= 1, not {value}")
+    return value

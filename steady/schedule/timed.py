@@ -1,0 +1,334 @@
+"""Timed short-period schedules: at most M messages per period, a timetable, and a ratio
+to the optimum certified by the optimum's own prices (ours; builds on 002 §5.3-§5.4).
+
+The exact optimum of 002 §5.4.2 has a period with hundreds of digits on heterogeneous
+platforms.  Here the period holds at most ``M`` messages and every transfer has its own
+start time (steady-schedule version 2), built in three steps:
+
+1. **Integer counts.**  The optimum's trees T_l with rates λ_l (sum TP*) give every link
+   the rate n_e = sum of λ_l over the trees through it.  With N messages per period the
+   link carries n_e·N/TP* messages; rounding up keeps every cut >= N (every cut carries
+   >= TP* in the optimum), so N arc-disjoint spanning arborescences fit (Edmonds' branching
+   theorem, 002 Thm 5).  The ratio of a count vector is bounded by N / (TP*·largest port
+   load); the N <= M with the best bound is kept.
+2. **Integer trees.**  Tree l gets floor(λ_l·N/TP*) messages; trees with the largest
+   remainders then get one more while their links have room; what is still missing is
+   packed into the remaining capacities by the combinatorial construction of Thm 5
+   (:func:`steady.schedule.branchings.weighted_branchings`), as far as their
+   root-connectivity allows.  Within a period the order of messages is free: a node
+   forwards in period p what it received in period p-1 (002 §5.4.2), so any timetable
+   of these counts is valid when repeated.
+3. **A timetable by list scheduling**, in exact integer time units: whenever ports are
+   free, free (out-port, in-port) pairs with messages left are matched greedily, the
+   pair whose busier port has the most remaining work first, one message at a time;
+   consecutive messages of one link are merged into one transfer per tree.  The period
+   is the makespan, never below the largest port load (checked exactly).
+
+The certificate is the optimum's: port prices summing to TP* under which every spanning
+arborescence costs >= 1, so throughput / TP* is a certified ratio (proofs/timed-schedule.md).
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+from dataclasses import replace
+from fractions import Fraction
+
+from ..numbers import lcm_of_denominators
+from ..schedule_file import (TIMED, PriceCertificate, Schedule, TimedTransfer, TreeEntry,
+                             timed)
+from .branchings import root_connectivity, weighted_branchings
+from .periodic import periodic_schedule
+
+Arc = tuple[str, str]
+
+
+def timed_schedule(platform, result, max_messages: int) -> tuple[Schedule, dict]:
+    """A version 2 schedule with at most ``max_messages`` messages per period, from an
+    exact optimum ``result`` whose ``trees`` are known (``throughput(p, "trees")``), with
+    statistics.  Its ratio to the optimum is certified by ``result``'s prices."""
+    if max_messages < 1:
+        raise ValueError("max_messages must be >= 1")
+    optimum = result.throughput
+    trees = [(dict(parent), rate) for parent, rate in result.trees]
+    exact = _exact_if_short(platform, trees, result, max_messages)
+    if exact is not None:
+        messages, weights, schedule = exact.messages_per_period, trees, exact
+    else:
+        messages, weights = best_packing(platform, trees, optimum, max_messages)
+        transfers, period = list_schedule(platform, weights)
+        schedule = _document(platform, weights, transfers, period, result)
+    check_timetable(platform, schedule)
+    loads = port_loads(platform, schedule.messages_per_link())
+    stats = {"messages_target": messages, "trees": len(schedule.trees),
+             "transfers": len(schedule.transfers), "largest_port_load": max(loads.values()),
+             "ratio": schedule.throughput / optimum,
+             "construction": "exact optimum (002 §5.4.2), timed" if exact is not None
+             else "rounded counts, tree packing, list schedule"}
+    return schedule, stats
+
+
+def _exact_if_short(platform, trees, result, most: int) -> Schedule | None:
+    """The exact optimal schedule of 002 §5.4.2 in timed form, when its period holds at
+    most ``most`` messages (then the ratio is 1); None otherwise.  Cheap to rule out:
+    its messages per period are a multiple of N·TP* (N: the rates' common denominator)."""
+    scale = lcm_of_denominators(rate for _, rate in trees)
+    weights = [(parent, int(rate * scale)) for parent, rate in trees]
+    if sum(w for _, w in weights) > most:
+        return None
+    exact = periodic_schedule(platform, weights, scale,
+                              PriceCertificate.of(result.certificate))
+    if exact.messages_per_period > most:
+        return None
+    return replace(timed(exact), extra={"optimum": result.throughput,
+                                        "ratio": exact.throughput / result.throughput})
+
+
+# -- 1. integer counts ------------------------------------------------------------
+
+def link_rates(trees) -> dict[Arc, Fraction]:
+    """n_e = sum of the rates of the trees through each link."""
+    rates: dict[Arc, Fraction] = {}
+    for parent, rate in trees:
+        for child, par in parent.items():
+            rates[(par, child)] = rates.get((par, child), Fraction(0)) + rate
+    return rates
+
+
+def rounded_counts(rates, optimum: Fraction, messages: int) -> dict[Arc, int]:
+    """ceil(n_e·N/TP*): every cut keeps >= N (proofs/timed-schedule.md)."""
+    return {arc: math.ceil(rate * messages / optimum) for arc, rate in rates.items()}
+
+
+def port_loads(platform, counts) -> dict[tuple[str, str], Fraction]:
+    """Busy time per period of every port, {("out"|"in", node): time}, under counts."""
+    loads: dict[tuple[str, str], Fraction] = {}
+    for (u, v), k in counts.items():
+        t = k * platform.cost(u, v)
+        loads[("out", u)] = loads.get(("out", u), Fraction(0)) + t
+        loads[("in", v)] = loads.get(("in", v), Fraction(0)) + t
+    return loads
+
+
+def message_counts(platform, trees, optimum: Fraction, most: int, keep: int = 8) -> list[int]:
+    """The ``keep`` values N <= ``most`` whose rounded counts promise the best ratios
+    N / (TP*·largest port load), best first (larger N on ties); candidates: the top
+    tenth of 1..most."""
+    rates = link_rates(trees)
+    scored = []
+    for n in range(most, max(1, most - most // 10 - 1) - 1, -1):
+        load = max(port_loads(platform, rounded_counts(rates, optimum, n)).values())
+        scored.append((-Fraction(n) / load, -n))
+    scored.sort()
+    return [-n for _, n in scored[:keep]]
+
+
+def best_packing(platform, trees, optimum: Fraction, most: int):
+    """(N, integer trees) among the promising N of :func:`message_counts`, by the ratio
+    their trees reach at their own largest port load (the rounding often leaves room)."""
+    best = None
+    for n in message_counts(platform, trees, optimum, most):
+        weights = integer_trees(platform, trees, optimum, n)
+        packed = sum(w for _, w in weights)
+        ratio = Fraction(packed) / max(port_loads(platform, _usage(weights)).values())
+        if best is None or ratio > best[0]:
+            best = (ratio, n, weights)
+    return best[1], best[2]
+
+
+# -- 2. integer trees -------------------------------------------------------------
+
+def integer_trees(platform, trees, optimum: Fraction, messages: int) -> list[tuple[dict, int]]:
+    """Trees with positive integer weights summing to at most ``messages`` whose link
+    usage fits the rounded counts (step 2 of the module docstring)."""
+    capacity = rounded_counts(link_rates(trees), optimum, messages)
+    shares = [(parent, rate * messages / optimum) for parent, rate in trees]
+    weights = [math.floor(share) for _, share in shares]
+    used = _usage([(parent, w) for (parent, _), w in zip(shares, weights)])
+    missing = messages - sum(weights)
+    by_remainder = sorted(range(len(shares)), key=lambda l: shares[l][1] - weights[l],
+                          reverse=True)
+    for l in by_remainder:
+        if missing == 0:
+            break
+        arcs = [(p, c) for c, p in shares[l][0].items()]
+        if all(used.get(a, 0) < capacity[a] for a in arcs):
+            weights[l] += 1
+            missing -= 1
+            for a in arcs:
+                used[a] = used.get(a, 0) + 1
+    packed = [(dict(parent), w) for (parent, _), w in zip(shares, weights) if w > 0]
+    if missing:
+        residual = {a: capacity[a] - used.get(a, 0) for a in capacity}
+        extra = min(missing, root_connectivity(platform, residual))
+        if extra:
+            packed += weighted_branchings(platform, residual, extra)
+    return _merged(packed)
+
+
+def _merged(trees) -> list[tuple[dict, int]]:
+    """Identical trees joined, weights added; first appearance order."""
+    index: dict[frozenset, int] = {}
+    out: list[tuple[dict, int]] = []
+    for parent, w in trees:
+        key = frozenset(parent.items())
+        if key in index:
+            p, old = out[index[key]]
+            out[index[key]] = (p, old + w)
+        else:
+            index[key] = len(out)
+            out.append((parent, w))
+    return out
+
+
+def _usage(trees) -> dict[Arc, int]:
+    used: dict[Arc, int] = {}
+    for parent, w in trees:
+        for child, par in parent.items():
+            used[(par, child)] = used.get((par, child), 0) + w
+    return used
+
+
+# -- 3. the timetable ---------------------------------------------------------------
+
+def list_schedule(platform, trees) -> tuple[list[TimedTransfer], Fraction]:
+    """Greedy list schedule of the trees' messages (step 3): (transfers, period)."""
+    used = _usage(trees)
+    unit = lcm_of_denominators(platform.cost(*arc) for arc in used)
+    cost = {arc: int(platform.cost(*arc) * unit) for arc in used}
+    runs = _greedy_runs(used, cost)
+    per_tree = {arc: [] for arc in used}
+    for l, (parent, w) in enumerate(trees):
+        for child, par in parent.items():
+            per_tree[(par, child)].append([l, w])
+    transfers = []
+    for arc, arc_runs in runs.items():
+        transfers += _split_by_tree(arc, arc_runs, per_tree[arc], cost[arc], unit)
+    transfers.sort(key=lambda t: (t.start, t.tail, t.head))
+    makespan = max(start + count * cost[arc] for arc, rs in runs.items()
+                   for start, count in rs[-1:])
+    return transfers, Fraction(makespan, unit)
+
+
+def _greedy_runs(used: dict[Arc, int], cost: dict[Arc, int], key=None) -> dict[Arc, list]:
+    """{arc: [[start, messages], ...]} in integer time units: one message at a time on
+    matched free port pairs, the pair whose busier port has most work left first (on
+    ties, the link that just sent goes on: fewer, longer transfers); a message that
+    follows the previous one on its link extends that run."""
+    key = key or _busier_port
+    left = dict(used)
+    work_out: dict[str, int] = {}
+    work_in: dict[str, int] = {}
+    out_arcs: dict[str, list] = {}
+    for (u, v), k in used.items():
+        work_out[u] = work_out.get(u, 0) + k * cost[(u, v)]
+        work_in[v] = work_in.get(v, 0) + k * cost[(u, v)]
+        out_arcs.setdefault(u, []).append((u, v))
+    free_out = {u: 0 for u in work_out}
+    free_in = {v: 0 for v in work_in}
+    runs: dict[Arc, list] = {arc: [] for arc in used}
+    events = [0]
+    pending = sum(left.values())
+    while pending:
+        t = heapq.heappop(events)
+        while events and events[0] == t:
+            heapq.heappop(events)
+        candidates = []
+        for u, arcs in out_arcs.items():
+            if free_out[u] > t or not work_out[u]:
+                continue
+            for arc in arcs:
+                v = arc[1]
+                if left[arc] and free_in[v] <= t:
+                    last = runs[arc][-1] if runs[arc] else None
+                    going_on = last is not None and last[0] + last[1] * cost[arc] == t
+                    candidates.append((key(work_out[u], work_in[v]), not going_on, arc))
+        candidates.sort()
+        busy_out, busy_in = set(), set()
+        for _, _, arc in candidates:
+            u, v = arc
+            if u in busy_out or v in busy_in:
+                continue
+            busy_out.add(u)
+            busy_in.add(v)
+            c = cost[arc]
+            left[arc] -= 1
+            pending -= 1
+            work_out[u] -= c
+            work_in[v] -= c
+            free_out[u] = free_in[v] = t + c
+            arc_runs = runs[arc]
+            if arc_runs and arc_runs[-1][0] + arc_runs[-1][1] * c == t:
+                arc_runs[-1][1] += 1
+            else:
+                arc_runs.append([t, 1])
+            heapq.heappush(events, t + c)
+        if pending and not events:  # pragma: no cover - a free pair always exists
+            raise AssertionError("list schedule stalled with messages left")
+    return runs
+
+
+def _busier_port(out_work: int, in_work: int):
+    """Sort key of a free port pair (smallest first): the busier port's remaining work,
+    most first.  (Breaking its ties by the other port's work, before "the link that
+    just sent goes on", cut transfers 10x less and lengthened periods on the samples.)"""
+    return -max(out_work, in_work)
+
+
+def _split_by_tree(arc, runs, trees, cost: int, unit: int) -> list[TimedTransfer]:
+    """The arc's runs cut into one transfer per (run, tree) piece, trees poured in order."""
+    out = []
+    queue = [list(t) for t in trees]
+    for start, count in runs:
+        at = start
+        while count:
+            tree = queue[0]
+            piece = min(count, tree[1])
+            out.append(TimedTransfer(arc[0], arc[1], tree[0], piece, Fraction(at, unit)))
+            at += piece * cost
+            count -= piece
+            tree[1] -= piece
+            if tree[1] == 0:
+                queue.pop(0)
+    return out
+
+
+# -- the document and its postcondition -------------------------------------------------
+
+def _document(platform, trees, transfers, period: Fraction, result) -> Schedule:
+    messages = sum(w for _, w in trees)
+    throughput = Fraction(messages) / period
+    extra = {"optimum": result.throughput, "ratio": throughput / result.throughput}
+    return Schedule(platform, throughput, period, messages,
+                    tuple(TreeEntry.from_parent(p, w) for p, w in trees), (), extra,
+                    PriceCertificate.of(result.certificate), tuple(transfers), TIMED)
+
+
+def check_timetable(platform, schedule: Schedule) -> None:
+    """Runtime postcondition, exact and cheap: every tree edge carries its weight, each
+    port's intervals are disjoint inside [0, period], the period is at least the
+    largest port load and the ratio is at most 1."""
+    carried: dict[tuple[int, Arc], int] = {}
+    ports: dict[tuple[str, str], list] = {}
+    for t in schedule.transfers:
+        carried[(t.tree, t.arc)] = carried.get((t.tree, t.arc), 0) + t.messages
+        end = t.start + t.messages * platform.cost(*t.arc)
+        if t.start < 0 or end > schedule.period:
+            raise AssertionError(f"postcondition: transfer {t} leaves the period")
+        ports.setdefault(("out", t.tail), []).append((t.start, end))
+        ports.setdefault(("in", t.head), []).append((t.start, end))
+    for l, tree in enumerate(schedule.trees):
+        for edge in tree.edges:
+            if carried.get((l, edge), 0) != tree.weight:
+                raise AssertionError(f"postcondition: tree {l} edge {edge} carries "
+                                     f"{carried.get((l, edge), 0)} != {tree.weight}")
+    for port, intervals in ports.items():
+        intervals.sort()
+        if any(a[1] > b[0] for a, b in zip(intervals, intervals[1:])):
+            raise AssertionError(f"postcondition: port {port} serves two transfers at once")
+    loads = port_loads(platform, schedule.messages_per_link())
+    if schedule.period < max(loads.values()):  # pragma: no cover - by construction
+        raise AssertionError("postcondition: period below the largest port load")
+    if schedule.extra["ratio"] > 1:
+        raise AssertionError("postcondition: ratio above 1: the optimum is not an optimum")
