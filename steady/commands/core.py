@@ -15,6 +15,7 @@ from ..errors import InputError
 from ..numbers import format_exact, parse_exact
 from ..platform import Platform, load_platform, load_tree
 from . import timed
+from .files import rejected, write_error, write_output
 from ..present.sheet import (IN_JSON, IN_THE_FILE, exact, number, per_time_unit,
                              platform_text, plural, print_json, print_sheet)
 
@@ -48,11 +49,6 @@ def _cmd_throughput(args) -> int:
     return 0
 
 
-def _write_error(path, exc: OSError) -> InputError:
-    """An output file that cannot be written: one line naming it (exit code 2)."""
-    return InputError(str(path), "file", f"cannot write: {exc.strerror or exc}")
-
-
 def _cmd_schedule(args) -> int:
     from ..schedule.periodic import optimal_schedule
     from ..throughput import throughput
@@ -78,17 +74,9 @@ def _cmd_schedule(args) -> int:
         report = verify(platform, schedule)  # the independent checker, before any write
         bar.stage("file")
         text = schedule.to_json() if report.ok else ""
-    if not report.ok:
-        for violation in report.violations[:20]:
-            print(f"steady: schedule rejected by the verifier: {violation}", file=sys.stderr)
+    if rejected(report):
         return 1
-    if args.output:
-        from ..fileio import atomic_write_text
-
-        try:
-            atomic_write_text(args.output, text)
-        except OSError as exc:
-            raise _write_error(args.output, exc) from None
+    write_output(args.output, text)
     summary = {"platform": platform.name or origin,
                "throughput": format_exact(schedule.throughput),
                "period": format_exact(schedule.period),
@@ -166,7 +154,7 @@ def _cmd_show(args) -> int:
         try:
             gantt(schedule, args.gantt)
         except OSError as exc:
-            raise _write_error(args.gantt, exc) from None
+            raise write_error(args.gantt, exc) from None
         print(f"Gantt chart written to {args.gantt}")
     return 0
 
@@ -209,10 +197,7 @@ def _rejected(platform, schedule, optimality: bool) -> int:
     """Exit code 1 after listing the violations if ``steady verify`` rejects it, else 0."""
     from ..verify import verify
 
-    report = verify(platform, schedule, optimality=optimality)
-    for violation in report.violations[:20]:
-        print(f"steady: schedule rejected by the verifier: {violation}", file=sys.stderr)
-    return 0 if report.ok else 1
+    return 1 if rejected(verify(platform, schedule, optimality=optimality)) else 0
 
 
 def _optimal_schedule(path, quiet: bool):
@@ -269,7 +254,7 @@ def _horizon_plot(schedule, report, path) -> None:
     try:
         horizon_plot(schedule, report, path)
     except OSError as exc:
-        raise _write_error(path, exc) from None
+        raise write_error(path, exc) from None
 
 
 def _cmd_pipe(args) -> int:

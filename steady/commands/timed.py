@@ -13,6 +13,7 @@ from fractions import Fraction
 
 from ..errors import InputError
 from ..numbers import decimal_text, format_exact, parse_exact
+from .files import rejected, write_output
 from ..present.sheet import number, per_time_unit, print_json, print_sheet
 
 #: Messages per period tried by --ratio when no --max-messages bounds the search.
@@ -77,11 +78,9 @@ def run_schedule(args, platform, origin) -> int:
         report = verify(platform, schedule)  # the independent checker, before any write
         bar.stage("file")
         text = schedule.to_json() if report.ok else ""
-    if not report.ok:
-        for violation in report.violations[:20]:
-            print(f"steady: schedule rejected by the verifier: {violation}", file=sys.stderr)
+    if rejected(report):
         return 1
-    _write(args.output, text)
+    write_output(args.output, text)
     summary = _summary(platform, origin, schedule, report.ratio, text, args.output)
     if args.json:
         print_json(summary)
@@ -246,17 +245,6 @@ def huge_period_note(messages_per_period: int) -> str | None:
     digits = len(str(messages_per_period))
     return (f"note: the exact optimum needs a {digits}-digit number of messages per "
             "period; --max-messages 1000 gives a short period with a certified ratio")
-
-
-def _write(path, text) -> None:
-    if not path:
-        return
-    from ..fileio import atomic_write_text
-
-    try:
-        atomic_write_text(path, text)
-    except OSError as exc:
-        raise InputError(str(path), "file", f"cannot write: {exc.strerror or exc}") from None
 
 
 def ratio_text(ratio: Fraction) -> str:
