@@ -35,10 +35,12 @@ import math
 from dataclasses import replace
 from fractions import Fraction
 
+from ..inputs import as_platform
 from ..numbers import lcm_of_denominators
 from ..schedule_file import (TIMED, PriceCertificate, Schedule, TimedTransfer, TreeEntry,
                              timed)
 from .branchings import root_connectivity, weighted_branchings
+from .packing import dinkelbach_weights, exact_ratio
 from .periodic import periodic_schedule
 
 Arc = tuple[str, str]
@@ -48,6 +50,7 @@ def timed_schedule(platform, result, max_messages: int) -> tuple[Schedule, dict]
     """A version 2 schedule with at most ``max_messages`` messages per period, from an
     exact optimum ``result`` whose ``trees`` are known (``throughput(p, "trees")``), with
     statistics.  Its ratio to the optimum is certified by ``result``'s prices."""
+    platform = as_platform(platform)
     if max_messages < 1:
         raise ValueError("max_messages must be >= 1")
     optimum = result.throughput
@@ -125,16 +128,21 @@ def message_counts(platform, trees, optimum: Fraction, most: int, keep: int = 8)
 
 
 def best_packing(platform, trees, optimum: Fraction, most: int):
-    """(N, integer trees) among the promising N of :func:`message_counts`, by the ratio
-    their trees reach at their own largest port load (the rounding often leaves room)."""
+    """(N, integer trees): the rounded counts' best packing among the promising N of
+    :func:`message_counts` (by the ratio their trees reach at their own largest port
+    load: the rounding often leaves room), then improved by the bounded Dinkelbach
+    search of :mod:`.packing` over the same trees and the optimum's."""
     best = None
     for n in message_counts(platform, trees, optimum, most):
         weights = integer_trees(platform, trees, optimum, n)
-        packed = sum(w for _, w in weights)
-        ratio = Fraction(packed) / max(port_loads(platform, _usage(weights)).values())
+        ratio = exact_ratio(platform, weights, optimum)
         if best is None or ratio > best[0]:
-            best = (ratio, n, weights)
-    return best[1], best[2]
+            best = (ratio, weights)
+    pool = _merged([(parent, 0) for parent, _ in trees] + best[1])
+    parents = [parent for parent, _ in pool]
+    improved = dinkelbach_weights(platform, parents, optimum, most, [w for _, w in pool])
+    weights = [(parent, w) for parent, w in zip(parents, improved) if w > 0]
+    return sum(w for _, w in weights), weights
 
 
 # -- 2. integer trees -------------------------------------------------------------
@@ -193,30 +201,49 @@ def _usage(trees) -> dict[Arc, int]:
 # -- 3. the timetable ---------------------------------------------------------------
 
 def list_schedule(platform, trees) -> tuple[list[TimedTransfer], Fraction]:
-    """Greedy list schedule of the trees' messages (step 3): (transfers, period)."""
+    """Greedy list schedule of the trees' messages (step 3): (transfers, period).  Each
+    priority rule of :data:`PRIORITIES` runs a few rounds (:func:`_rounds`), a port that
+    ended after the largest port load gaining that much priority in the next round;
+    the shortest period wins (then the fewest transfers, within a budget)."""
     used = _usage(trees)
     unit = lcm_of_denominators(platform.cost(*arc) for arc in used)
     cost = {arc: int(platform.cost(*arc) * unit) for arc in used}
-    runs = _greedy_runs(used, cost)
     per_tree = {arc: [] for arc in used}
     for l, (parent, w) in enumerate(trees):
         for child, par in parent.items():
-            per_tree[(par, child)].append([l, w])
+            per_tree[(par, child)].append((l, w))
+    messages = sum(w for _, w in trees)
+    budget = 3 * messages + len(used)  # transfers: keeps files ~100 bytes per message
+    lower = max(port_loads(platform, used).values()) * unit
+    best = None
+    for key in PRIORITIES:
+        boost: dict[tuple[str, str], int] = {}
+        for _ in range(_rounds(messages)):
+            runs = _greedy_runs(used, cost, key, boost)
+            ends = _port_ends(runs, cost)
+            makespan = max(ends.values())
+            pieces = sum(len(rs) for rs in runs.values())
+            if best is None or (pieces <= budget and (makespan, pieces) < best[:2]):
+                best = (makespan, pieces, runs)
+            for port, end in ends.items():  # ports that ended late go first next round
+                if end > lower:
+                    boost[port] = boost.get(port, 0) + end - lower
+    makespan, _, runs = best
     transfers = []
     for arc, arc_runs in runs.items():
         transfers += _split_by_tree(arc, arc_runs, per_tree[arc], cost[arc], unit)
     transfers.sort(key=lambda t: (t.start, t.tail, t.head))
-    makespan = max(start + count * cost[arc] for arc, rs in runs.items()
-                   for start, count in rs[-1:])
     return transfers, Fraction(makespan, unit)
 
 
-def _greedy_runs(used: dict[Arc, int], cost: dict[Arc, int], key=None) -> dict[Arc, list]:
+def _greedy_runs(used: dict[Arc, int], cost: dict[Arc, int], key=None,
+                 boost=None) -> dict[Arc, list]:
     """{arc: [[start, messages], ...]} in integer time units: one message at a time on
     matched free port pairs, the pair whose busier port has most work left first (on
     ties, the link that just sent goes on: fewer, longer transfers); a message that
     follows the previous one on its link extends that run."""
     key = key or _busier_port
+    boost = boost or {}
     left = dict(used)
     work_out: dict[str, int] = {}
     work_in: dict[str, int] = {}
@@ -243,7 +270,9 @@ def _greedy_runs(used: dict[Arc, int], cost: dict[Arc, int], key=None) -> dict[A
                 if left[arc] and free_in[v] <= t:
                     last = runs[arc][-1] if runs[arc] else None
                     going_on = last is not None and last[0] + last[1] * cost[arc] == t
-                    candidates.append((key(work_out[u], work_in[v]), not going_on, arc))
+                    candidates.append((key(work_out[u] + boost.get(("out", u), 0),
+                                           work_in[v] + boost.get(("in", v), 0)),
+                                       not going_on, arc))
         candidates.sort()
         busy_out, busy_in = set(), set()
         for _, _, arc in candidates:
@@ -269,11 +298,38 @@ def _greedy_runs(used: dict[Arc, int], cost: dict[Arc, int], key=None) -> dict[A
     return runs
 
 
+def _rounds(messages: int) -> int:
+    """List-schedule rounds per priority rule: about 4000 messages scheduled in all, at
+    least 1 and at most 8 rounds (the work bound of step 3)."""
+    return max(1, min(8, 2000 // max(1, messages)))
+
+
+def _port_ends(runs, cost) -> dict[tuple[str, str], int]:
+    """When each port's last transfer ends (``runs`` as :func:`_greedy_runs` gives)."""
+    ends: dict[tuple[str, str], int] = {}
+    for (u, v), rs in runs.items():
+        for start, count in rs[-1:]:
+            end = start + count * cost[(u, v)]
+            ends[("out", u)] = max(ends.get(("out", u), 0), end)
+            ends[("in", v)] = max(ends.get(("in", v), 0), end)
+    return ends
+
+
 def _busier_port(out_work: int, in_work: int):
-    """Sort key of a free port pair (smallest first): the busier port's remaining work,
-    most first.  (Breaking its ties by the other port's work, before "the link that
-    just sent goes on", cut transfers 10x less and lengthened periods on the samples.)"""
+    """Priority of a free port pair (smallest first): the busier port's remaining work,
+    most first — the port with least slack before the period's lower bound."""
     return -max(out_work, in_work)
+
+
+def _both_ports(out_work: int, in_work: int):
+    """Priority of a free port pair: the two ports' remaining work together, most first
+    (on the samples it idles a tight port less often than :func:`_busier_port` when
+    many ports are tight; neither is better everywhere, so both are tried)."""
+    return -(out_work + in_work)
+
+
+#: The list schedule's priority rules, each tried (step 3).
+PRIORITIES = (_busier_port, _both_ports)
 
 
 def _split_by_tree(arc, runs, trees, cost: int, unit: int) -> list[TimedTransfer]:

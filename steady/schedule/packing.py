@@ -1,0 +1,105 @@
+"""Integer tree weights for a short period: a bounded MILP search over the optimum's trees
+(ours; Dinkelbach's method for the fractional objective, on 002 §5.3's trees).
+
+A short period with N messages gives tree l an integer weight w_l (sum N); its throughput
+is at most N / L where L is the largest port load of the weights, so the ratio to the
+optimum is bounded by N / (TP*·L).  Rounding the optimum's rates loses up to one message
+per link at every port; choosing the weights together does better.  Dinkelbach's method
+maximises the ratio N / L over integer w: for the best ratio ρ known so far, maximise
+N - ρ·TP*·L; a positive optimum is a better ratio, and the search repeats from it.
+
+The search is a MILP solved in floating point by SCIP (OR-Tools) under a time limit, from
+a start (``hint``) that is already good; its answer is only a proposal: the caller keeps
+it when its exact ratio, computed from exact costs, beats the exact start.  Any
+non-negative integer weights are a valid choice (every tree is a spanning arborescence),
+so a float error here can cost quality, never validity.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+Arc = tuple[str, str]
+
+#: Seconds a Dinkelbach round may take at most (a guard; :data:`ROUND_NODES` is the
+#: bound that normally stops it).
+ROUND_SECONDS = 5.0
+#: Branch-and-bound nodes SCIP may explore per round: the deterministic bound on the
+#: search's work.
+ROUND_NODES = 300
+#: Dinkelbach rounds at most: each round after the first is a MILP started from the last
+#: answer; two gain most of what more rounds gain on the samples.
+ROUNDS = 2
+
+
+def tree_port_loads(platform, parent) -> dict[tuple[str, str], Fraction]:
+    """Busy time one message of the tree ``parent`` costs each port it uses."""
+    loads: dict[tuple[str, str], Fraction] = {}
+    for child, par in parent.items():
+        c = platform.cost(par, child)
+        loads[("out", par)] = loads.get(("out", par), Fraction(0)) + c
+        loads[("in", child)] = loads.get(("in", child), Fraction(0)) + c
+    return loads
+
+
+def exact_ratio(platform, weights, optimum: Fraction) -> Fraction:
+    """N / (TP*·L): the ratio bound of integer tree weights ``weights`` (exact)."""
+    weights = list(weights)
+    loads: dict[tuple[str, str], Fraction] = {}
+    for parent, w in weights:
+        for port, c in tree_port_loads(platform, parent).items():
+            loads[port] = loads.get(port, Fraction(0)) + w * c
+    return Fraction(sum(w for _, w in weights)) / (optimum * max(loads.values()))
+
+
+def dinkelbach_weights(platform, trees, optimum: Fraction, most: int, start,
+                       seconds: float = ROUND_SECONDS, rounds: int = ROUNDS):
+    """Integer weights for the trees of ``trees`` (parents; their order is kept), at
+    most ``most`` messages, whose exact ratio bound is at least ``start``'s (a list of
+    weights aligned with ``trees``); returns ``start`` when the search finds nothing
+    better or no MILP solver is available.  Work: ``rounds`` MILPs of ``seconds`` each."""
+    best = list(start)
+    best_ratio = exact_ratio(platform, zip(trees, best), optimum)
+    for _ in range(rounds):
+        proposal = _milp_round(platform, trees, optimum, most, best, best_ratio, seconds)
+        if proposal is None or not any(proposal):
+            break
+        ratio = exact_ratio(platform, zip(trees, proposal), optimum)
+        if ratio <= best_ratio:
+            break
+        best, best_ratio = proposal, ratio
+    return best
+
+
+def _milp_round(platform, trees, optimum, most, hint, rho, seconds, nodes=None):
+    """One Dinkelbach round: maximise N - ρ·TP*·L over integer weights (floats, SCIP,
+    time-limited, started from ``hint``); None when the solver has no answer."""
+    from ortools.linear_solver import pywraplp
+
+    nodes = ROUND_NODES if nodes is None else nodes
+
+    solver = pywraplp.Solver.CreateSolver("SCIP")
+    if solver is None:  # pragma: no cover - the ortools wheels ship SCIP
+        return None
+    w = [solver.IntVar(0, most, f"w{l}") for l in range(len(trees))]
+    period = solver.NumVar(0, solver.infinity(), "L")
+    rows: dict[tuple[str, str], list] = {}
+    for l, parent in enumerate(trees):
+        for port, c in tree_port_loads(platform, parent).items():
+            rows.setdefault(port, []).append((w[l], float(c)))
+    for terms in rows.values():
+        solver.Add(solver.Sum([c * x for x, c in terms]) <= period)
+    total = solver.Sum(w)
+    solver.Add(total <= most)
+    solver.Add(total >= max(1, sum(hint) // 2))  # keeps the search off tiny periods
+    solver.Maximize(total - float(rho * optimum) * period)
+    solver.SetHint(w, [float(x) for x in hint])
+    # The node limit bounds the work deterministically (same answer on a loaded
+    # machine); the time limit is only a guard against a pathological round.
+    solver.SetSolverSpecificParametersAsString(f"limits/nodes = {nodes}\n")
+    solver.SetTimeLimit(max(1, int(seconds * 1000)))
+    status = solver.Solve()
+    if status not in (pywraplp.Solver.OPTIMAL, pywraplp.Solver.FEASIBLE):
+        return None
+    weights = [max(0, round(x.solution_value())) for x in w]
+    return weights if sum(weights) <= most else None
