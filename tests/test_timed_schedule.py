@@ -10,8 +10,9 @@ from hypothesis import given, settings, strategies as st
 
 from steady import default_platform
 from steady.platform import Platform
-from steady.schedule.timed import (check_timetable, link_rates, port_loads, rounded_counts,
-                                   timed_schedule)
+from steady.schedule.packing import dinkelbach_weights, exact_ratio
+from steady.schedule.timed import (check_timetable, link_rates, list_schedule, port_loads,
+                                   rounded_counts, timed_schedule)
 from steady.schedule_file import TIMED, Schedule
 from steady.strategies import platforms
 from steady.throughput import throughput
@@ -83,6 +84,45 @@ def test_ratio_is_one_when_the_exact_optimum_fits(platform):
         return
     schedule, stats = timed_schedule(platform, result, exact.messages_per_period)
     assert stats["ratio"] == 1
+
+
+@settings(max_examples=20, deadline=None)
+@given(platforms(max_nodes=6), st.integers(1, 80), st.data())
+def test_the_dinkelbach_search_never_loses_to_its_start(platform, most, data):
+    """steady.schedule.packing: the search returns integer weights of at most ``most``
+    messages whose exact ratio bound N / (TP*·L) is at least its start's, and at most 1
+    (the optimum's prices bound every integer packing)."""
+    result = throughput(platform, "trees")
+    parents = [dict(parent) for parent, _ in result.trees]
+    start = data.draw(st.lists(st.integers(0, 5), min_size=len(parents),
+                               max_size=len(parents)).filter(lambda w: 0 < sum(w) <= most))
+    weights = dinkelbach_weights(platform, parents, result.throughput, most, start)
+    assert all(isinstance(w, int) and w >= 0 for w in weights)
+    assert 1 <= sum(weights) <= most
+    ratio = exact_ratio(platform, list(zip(parents, weights)), result.throughput)
+    assert exact_ratio(platform, list(zip(parents, start)), result.throughput) <= ratio <= 1
+
+
+@settings(max_examples=25, deadline=None)
+@given(platforms(max_nodes=6), st.lists(st.integers(1, 9), min_size=1, max_size=4))
+def test_the_list_schedule_is_a_timetable_of_its_counts(platform, weights):
+    """Step 3: any integer trees get a timetable whose period is at least the largest
+    port load and at most the sum of all the work (a list schedule never idles every
+    port at once), with every tree edge carrying its weight."""
+    result = throughput(platform, "trees")
+    trees = [(dict(parent), w) for (parent, _), w in zip(result.trees, weights)]
+    transfers, period = list_schedule(platform, trees)
+    counts = {}
+    for t in transfers:
+        counts[(t.tree, t.arc)] = counts.get((t.tree, t.arc), 0) + t.messages
+    assert counts == {(l, (par, child)): w for l, (parent, w) in enumerate(trees)
+                      for child, par in parent.items()}
+    loads = port_loads(platform, {arc: sum(w for l, (p, w) in enumerate(trees)
+                                           if (arc[1], arc[0]) in p.items())
+                                  for arc in platform.arcs})
+    work = sum(w * platform.cost(par, child) for parent, w in trees
+               for child, par in parent.items())
+    assert max(loads.values()) <= period <= work
 
 
 def test_the_postcondition_rejects_an_overlap():

@@ -15,14 +15,16 @@ start time (steady-schedule version 2), built in three steps:
    remainders then get one more while their links have room; what is still missing is
    packed into the remaining capacities by the combinatorial construction of Thm 5
    (:func:`steady.schedule.branchings.weighted_branchings`), as far as their
-   root-connectivity allows.  Within a period the order of messages is free: a node
-   forwards in period p what it received in period p-1 (002 §5.4.2), so any timetable
-   of these counts is valid when repeated.
+   root-connectivity allows.  A bounded Dinkelbach search over these trees and the
+   optimum's (:mod:`.packing`) then improves the weights' ratio bound.  Within a period
+   the order of messages is free: a node forwards in period p what it received in
+   period p-1 (002 §5.4.2), so any timetable of these counts is valid when repeated.
 3. **A timetable by list scheduling**, in exact integer time units: whenever ports are
-   free, free (out-port, in-port) pairs with messages left are matched greedily, the
-   pair whose busier port has the most remaining work first, one message at a time;
-   consecutive messages of one link are merged into one transfer per tree.  The period
-   is the makespan, never below the largest port load (checked exactly).
+   free, free (out-port, in-port) pairs with messages left are matched greedily by a
+   priority of their remaining work, one message at a time; a few priority rules and
+   rounds are tried, the shortest period kept; consecutive messages of one link are
+   merged into one transfer per tree.  The period is the makespan, never below the
+   largest port load (checked exactly).
 
 The certificate is the optimum's: port prices summing to TP* under which every spanning
 arborescence costs >= 1, so throughput / TP* is a certified ratio (proofs/timed-schedule.md).
@@ -213,13 +215,13 @@ def list_schedule(platform, trees) -> tuple[list[TimedTransfer], Fraction]:
         for child, par in parent.items():
             per_tree[(par, child)].append((l, w))
     messages = sum(w for _, w in trees)
-    budget = 3 * messages + len(used)  # transfers: keeps files ~100 bytes per message
+    budget = 4 * messages + len(used)  # runs: keeps files within ~300 bytes per message
     lower = max(port_loads(platform, used).values()) * unit
     best = None
-    for key in PRIORITIES:
+    for key, stick in PRIORITIES:
         boost: dict[tuple[str, str], int] = {}
         for _ in range(_rounds(messages)):
-            runs = _greedy_runs(used, cost, key, boost)
+            runs = _greedy_runs(used, cost, key, boost, stick)
             ends = _port_ends(runs, cost)
             makespan = max(ends.values())
             pieces = sum(len(rs) for rs in runs.values())
@@ -237,11 +239,12 @@ def list_schedule(platform, trees) -> tuple[list[TimedTransfer], Fraction]:
 
 
 def _greedy_runs(used: dict[Arc, int], cost: dict[Arc, int], key=None,
-                 boost=None) -> dict[Arc, list]:
+                 boost=None, stick: bool = False) -> dict[Arc, list]:
     """{arc: [[start, messages], ...]} in integer time units: one message at a time on
-    matched free port pairs, the pair whose busier port has most work left first (on
-    ties, the link that just sent goes on: fewer, longer transfers); a message that
-    follows the previous one on its link extends that run."""
+    matched free port pairs, by ``key`` of the two ports' remaining work (plus
+    ``boost``; plus one message for a link that is sending when ``stick``); on ties the
+    link that just sent goes on (fewer, longer transfers); a message that follows the
+    previous one on its link extends that run."""
     key = key or _busier_port
     boost = boost or {}
     left = dict(used)
@@ -270,8 +273,9 @@ def _greedy_runs(used: dict[Arc, int], cost: dict[Arc, int], key=None,
                 if left[arc] and free_in[v] <= t:
                     last = runs[arc][-1] if runs[arc] else None
                     going_on = last is not None and last[0] + last[1] * cost[arc] == t
-                    candidates.append((key(work_out[u] + boost.get(("out", u), 0),
-                                           work_in[v] + boost.get(("in", v), 0)),
+                    extra = cost[arc] if going_on and stick else 0
+                    candidates.append((key(work_out[u] + boost.get(("out", u), 0) + extra,
+                                           work_in[v] + boost.get(("in", v), 0) + extra),
                                        not going_on, arc))
         candidates.sort()
         busy_out, busy_in = set(), set()
@@ -328,8 +332,11 @@ def _both_ports(out_work: int, in_work: int):
     return -(out_work + in_work)
 
 
-#: The list schedule's priority rules, each tried (step 3).
-PRIORITIES = (_busier_port, _both_ports)
+#: The list schedule's priority rules, each tried (step 3): (key, stick); with ``stick``
+#: a link that is sending counts one more message of work, so it tends to go on (fewer,
+#: longer transfers).  Each of the four is the best on some sample platforms.
+PRIORITIES = ((_busier_port, False), (_both_ports, False), (_busier_port, True),
+              (_both_ports, True))
 
 
 def _split_by_tree(arc, runs, trees, cost: int, unit: int) -> list[TimedTransfer]:
