@@ -204,7 +204,7 @@ def _usage(trees) -> dict[Arc, int]:
 
 def list_schedule(platform, trees) -> tuple[list[TimedTransfer], Fraction]:
     """Greedy list schedule of the trees' messages (step 3): (transfers, period).  Each
-    priority rule of :data:`PRIORITIES` runs a few rounds (:func:`_rounds`), a port that
+    priority rule of :data:`PRIORITIES` runs a few rounds (:func:`_rounds_and_chunk`), a port that
     ended after the largest port load gaining that much priority in the next round;
     the shortest period wins (then the fewest transfers, within a budget)."""
     used = _usage(trees)
@@ -218,15 +218,20 @@ def list_schedule(platform, trees) -> tuple[list[TimedTransfer], Fraction]:
     budget = 4 * messages + len(used)  # runs: keeps files within ~300 bytes per message
     lower = max(port_loads(platform, used).values()) * unit
     best = None
+    rounds, chunk = _rounds_and_chunk(sum(used.values()))
     for key, stick in PRIORITIES:
+        if best is not None and best[0] == lower:
+            break
         boost: dict[tuple[str, str], int] = {}
-        for _ in range(_rounds(messages)):
-            runs = _greedy_runs(used, cost, key, boost, stick)
+        for _ in range(rounds):
+            runs = _greedy_runs(used, cost, key, boost, stick, chunk)
             ends = _port_ends(runs, cost)
             makespan = max(ends.values())
             pieces = sum(len(rs) for rs in runs.values())
             if best is None or (pieces <= budget and (makespan, pieces) < best[:2]):
                 best = (makespan, pieces, runs)
+            if best[0] == lower:  # the largest port load: nothing can be shorter
+                break
             for port, end in ends.items():  # ports that ended late go first next round
                 if end > lower:
                     boost[port] = boost.get(port, 0) + end - lower
@@ -239,73 +244,90 @@ def list_schedule(platform, trees) -> tuple[list[TimedTransfer], Fraction]:
 
 
 def _greedy_runs(used: dict[Arc, int], cost: dict[Arc, int], key=None,
-                 boost=None, stick: bool = False) -> dict[Arc, list]:
-    """{arc: [[start, messages], ...]} in integer time units: one message at a time on
-    matched free port pairs, by ``key`` of the two ports' remaining work (plus
-    ``boost``; plus one message for a link that is sending when ``stick``); on ties the
-    link that just sent goes on (fewer, longer transfers); a message that follows the
-    previous one on its link extends that run."""
+                 boost=None, stick: bool = False, chunk: int = 1) -> dict[Arc, list]:
+    """{arc: [[start, messages], ...]} in integer time units: ``chunk`` messages at a
+    time (fewer when fewer are left) on matched idle port pairs, by ``key`` of the two
+    ports' remaining work (plus ``boost``; plus one chunk's work for a link that is
+    sending when ``stick``); on ties the link that just sent goes on (fewer, longer
+    transfers); a chunk that follows the previous one on its link extends that run."""
     key = key or _busier_port
     boost = boost or {}
     left = dict(used)
     work_out: dict[str, int] = {}
     work_in: dict[str, int] = {}
-    out_arcs: dict[str, list] = {}
-    for (u, v), k in used.items():
+    live_out: dict[str, list] = {}  # links with messages left, by tail and by head
+    live_in: dict[str, list] = {}
+    for (u, v), k in sorted(used.items()):
         work_out[u] = work_out.get(u, 0) + k * cost[(u, v)]
         work_in[v] = work_in.get(v, 0) + k * cost[(u, v)]
-        out_arcs.setdefault(u, []).append((u, v))
-    free_out = {u: 0 for u in work_out}
-    free_in = {v: 0 for v in work_in}
+        live_out.setdefault(u, []).append((u, v))
+        live_in.setdefault(v, []).append((u, v))
+    idle_out, idle_in = set(work_out), set(work_in)
+    freed: dict[int, list] = {}  # time -> ports that become idle then
     runs: dict[Arc, list] = {arc: [] for arc in used}
     events = [0]
     pending = sum(left.values())
     while pending:
         t = heapq.heappop(events)
-        while events and events[0] == t:
-            heapq.heappop(events)
+        for side, node in freed.pop(t, ()):
+            (idle_out if side == "out" else idle_in).add(node)
         candidates = []
-        for u, arcs in out_arcs.items():
-            if free_out[u] > t or not work_out[u]:
-                continue
-            for arc in arcs:
-                v = arc[1]
-                if left[arc] and free_in[v] <= t:
-                    last = runs[arc][-1] if runs[arc] else None
-                    going_on = last is not None and last[0] + last[1] * cost[arc] == t
-                    extra = cost[arc] if going_on and stick else 0
-                    candidates.append((key(work_out[u] + boost.get(("out", u), 0) + extra,
-                                           work_in[v] + boost.get(("in", v), 0) + extra),
-                                       not going_on, arc))
+        if len(idle_out) <= len(idle_in):
+            pairs = (arc for u in idle_out for arc in live_out[u] if arc[1] in idle_in)
+        else:
+            pairs = (arc for v in idle_in for arc in live_in[v] if arc[0] in idle_out)
+        for arc in pairs:
+            u, v = arc
+            last = runs[arc][-1] if runs[arc] else None
+            going_on = last is not None and last[0] + last[1] * cost[arc] == t
+            extra = min(chunk, left[arc]) * cost[arc] if going_on and stick else 0
+            candidates.append((key(work_out[u] + boost.get(("out", u), 0) + extra,
+                                   work_in[v] + boost.get(("in", v), 0) + extra),
+                               not going_on, arc))
         candidates.sort()
-        busy_out, busy_in = set(), set()
         for _, _, arc in candidates:
             u, v = arc
-            if u in busy_out or v in busy_in:
+            if u not in idle_out or v not in idle_in:
                 continue
-            busy_out.add(u)
-            busy_in.add(v)
+            k = min(chunk, left[arc])
             c = cost[arc]
-            left[arc] -= 1
-            pending -= 1
-            work_out[u] -= c
-            work_in[v] -= c
-            free_out[u] = free_in[v] = t + c
+            end = t + k * c
+            left[arc] -= k
+            pending -= k
+            work_out[u] -= k * c
+            work_in[v] -= k * c
+            if not left[arc]:
+                live_out[u].remove(arc)
+                live_in[v].remove(arc)
+            idle_out.discard(u)
+            idle_in.discard(v)
+            if end not in freed:
+                freed[end] = []
+                heapq.heappush(events, end)
+            freed[end] += [("out", u), ("in", v)]
             arc_runs = runs[arc]
             if arc_runs and arc_runs[-1][0] + arc_runs[-1][1] * c == t:
-                arc_runs[-1][1] += 1
+                arc_runs[-1][1] += k
             else:
-                arc_runs.append([t, 1])
-            heapq.heappush(events, t + c)
+                arc_runs.append([t, k])
         if pending and not events:  # pragma: no cover - a free pair always exists
             raise AssertionError("list schedule stalled with messages left")
     return runs
 
 
-def _rounds(messages: int) -> int:
-    """List-schedule rounds per priority rule: about 4000 messages scheduled in all, at
-    least 1 and at most 8 rounds (the work bound of step 3)."""
-    return max(1, min(8, 2000 // max(1, messages)))
+#: Placements one list-schedule run may make: beyond, a placement carries several
+#: messages (the work bound of step 3: ~2 s of Python per run on the reference machine).
+RUN_PLACEMENTS = 500_000
+#: Extra rounds per priority rule while their placements stay within this budget.
+ROUND_PLACEMENTS = 150_000
+
+
+def _rounds_and_chunk(sends: int) -> tuple[int, int]:
+    """(rounds per priority rule, messages per placement) for ``sends`` message
+    transmissions per period: up to 8 rounds of single messages while they fit
+    :data:`ROUND_PLACEMENTS`; one round beyond; chunks beyond :data:`RUN_PLACEMENTS`."""
+    chunk = -(-sends // RUN_PLACEMENTS)
+    return max(1, min(8, ROUND_PLACEMENTS // max(1, sends))), chunk
 
 
 def _port_ends(runs, cost) -> dict[tuple[str, str], int]:
@@ -335,8 +357,8 @@ def _both_ports(out_work: int, in_work: int):
 #: The list schedule's priority rules, each tried (step 3): (key, stick); with ``stick``
 #: a link that is sending counts one more message of work, so it tends to go on (fewer,
 #: longer transfers).  Each of the four is the best on some sample platforms.
-PRIORITIES = ((_busier_port, False), (_both_ports, False), (_busier_port, True),
-              (_both_ports, True))
+PRIORITIES = ((_busier_port, False), (_both_ports, True), (_both_ports, False),
+              (_busier_port, True))
 
 
 def _split_by_tree(arc, runs, trees, cost: int, unit: int) -> list[TimedTransfer]:
