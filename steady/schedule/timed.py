@@ -116,13 +116,20 @@ def port_loads(platform, counts) -> dict[tuple[str, str], Fraction]:
     return loads
 
 
+#: Values of N that :func:`message_counts` scores at most (evenly spread over the top
+#: tenth of 1..M): its work bound.
+COUNT_CANDIDATES = 32
+
+
 def message_counts(platform, trees, optimum: Fraction, most: int, keep: int = 8) -> list[int]:
     """The ``keep`` values N <= ``most`` whose rounded counts promise the best ratios
     N / (TP*·largest port load), best first (larger N on ties); candidates: the top
-    tenth of 1..most."""
+    tenth of 1..most, at most :data:`COUNT_CANDIDATES` of them."""
     rates = link_rates(trees)
     scored = []
-    for n in range(most, max(1, most - most // 10 - 1) - 1, -1):
+    low = max(1, most - most // 10 - 1)
+    step = max(1, (most - low) // COUNT_CANDIDATES)
+    for n in range(most, low - 1, -step):
         load = max(port_loads(platform, rounded_counts(rates, optimum, n)).values())
         scored.append((-Fraction(n) / load, -n))
     scored.sort()
@@ -136,11 +143,13 @@ def best_packing(platform, trees, optimum: Fraction, most: int):
     search of :mod:`.packing` over the same trees and the optimum's."""
     best = None
     for n in message_counts(platform, trees, optimum, most):
-        weights = integer_trees(platform, trees, optimum, n)
+        weights = integer_trees(platform, trees, optimum, n, residual=False)
         ratio = exact_ratio(platform, weights, optimum)
         if best is None or ratio > best[0]:
-            best = (ratio, weights)
-    pool = _merged([(parent, 0) for parent, _ in trees] + best[1])
+            best = (ratio, n)
+    # the residual packing (max-flows) only for the best N: it is the costly part
+    packed = integer_trees(platform, trees, optimum, best[1])
+    pool = _merged([(parent, 0) for parent, _ in trees] + packed)
     parents = [parent for parent, _ in pool]
     improved = dinkelbach_weights(platform, parents, optimum, most, [w for _, w in pool])
     weights = [(parent, w) for parent, w in zip(parents, improved) if w > 0]
@@ -149,9 +158,11 @@ def best_packing(platform, trees, optimum: Fraction, most: int):
 
 # -- 2. integer trees -------------------------------------------------------------
 
-def integer_trees(platform, trees, optimum: Fraction, messages: int) -> list[tuple[dict, int]]:
+def integer_trees(platform, trees, optimum: Fraction, messages: int,
+                  residual: bool = True) -> list[tuple[dict, int]]:
     """Trees with positive integer weights summing to at most ``messages`` whose link
-    usage fits the rounded counts (step 2 of the module docstring)."""
+    usage fits the rounded counts (step 2 of the module docstring); without
+    ``residual``, the optimum's trees only (no packing of the remaining capacities)."""
     capacity = rounded_counts(link_rates(trees), optimum, messages)
     shares = [(parent, rate * messages / optimum) for parent, rate in trees]
     weights = [math.floor(share) for _, share in shares]
@@ -169,11 +180,11 @@ def integer_trees(platform, trees, optimum: Fraction, messages: int) -> list[tup
             for a in arcs:
                 used[a] = used.get(a, 0) + 1
     packed = [(dict(parent), w) for (parent, _), w in zip(shares, weights) if w > 0]
-    if missing:
-        residual = {a: capacity[a] - used.get(a, 0) for a in capacity}
-        extra = min(missing, root_connectivity(platform, residual))
+    if missing and residual:
+        left = {a: capacity[a] - used.get(a, 0) for a in capacity}
+        extra = min(missing, root_connectivity(platform, left))
         if extra:
-            packed += weighted_branchings(platform, residual, extra)
+            packed += weighted_branchings(platform, left, extra)
     return _merged(packed)
 
 
