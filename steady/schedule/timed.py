@@ -93,12 +93,16 @@ def _exact_if_short(platform, trees, result, most: int) -> Schedule | None:
 # -- 1. integer counts ------------------------------------------------------------
 
 def link_rates(trees) -> dict[Arc, Fraction]:
-    """n_e = sum of the rates of the trees through each link."""
-    rates: dict[Arc, Fraction] = {}
+    """n_e = sum of the rates of the trees through each link (summed over a common
+    denominator: Fraction additions dominated at 100 nodes)."""
+    trees = list(trees)
+    scale = lcm_of_denominators(rate for _, rate in trees)
+    sums: dict[Arc, int] = {}
     for parent, rate in trees:
+        k = int(rate * scale)
         for child, par in parent.items():
-            rates[(par, child)] = rates.get((par, child), Fraction(0)) + rate
-    return rates
+            sums[(par, child)] = sums.get((par, child), 0) + k
+    return {arc: Fraction(k, scale) for arc, k in sums.items()}
 
 
 def rounded_counts(rates, optimum: Fraction, messages: int) -> dict[Arc, int]:
