@@ -219,7 +219,7 @@ def _usage(trees) -> dict[Arc, int]:
 
 def list_schedule(platform, trees) -> tuple[list[TimedTransfer], Fraction]:
     """Greedy list schedule of the trees' messages (step 3): (transfers, period).  Each
-    priority rule of :data:`PRIORITIES` runs a few rounds (:func:`_rounds_and_chunk`), a port that
+    priority rule of :data:`PRIORITIES` runs a few rounds (:func:`_runs_plan`), a port that
     ended after the largest port load gaining that much priority in the next round;
     the shortest period wins (then the fewest transfers, within a budget)."""
     used = _usage(trees)
@@ -233,8 +233,8 @@ def list_schedule(platform, trees) -> tuple[list[TimedTransfer], Fraction]:
     budget = 4 * messages + len(used)  # runs: keeps files within ~300 bytes per message
     lower = max(port_loads(platform, used).values()) * unit
     best = None
-    rounds, chunk = _rounds_and_chunk(sum(used.values()))
-    for key, stick in PRIORITIES:
+    rules, rounds, chunk = _runs_plan(sum(used.values()))
+    for key, stick in PRIORITIES[:rules]:
         if best is not None and best[0] == lower:
             break
         boost: dict[tuple[str, str], int] = {}
@@ -331,18 +331,23 @@ def _greedy_runs(used: dict[Arc, int], cost: dict[Arc, int], key=None,
 
 
 #: Placements one list-schedule run may make: beyond, a placement carries several
-#: messages (the work bound of step 3: ~2 s of Python per run on the reference machine).
-RUN_PLACEMENTS = 500_000
+#: messages (~2 s of Python per run on the reference machine).
+RUN_PLACEMENTS = 400_000
+#: Placements of all runs together: the work bound of step 3.
+ALL_PLACEMENTS = 1_200_000
 #: Extra rounds per priority rule while their placements stay within this budget.
 ROUND_PLACEMENTS = 150_000
 
 
-def _rounds_and_chunk(sends: int) -> tuple[int, int]:
-    """(rounds per priority rule, messages per placement) for ``sends`` message
-    transmissions per period: up to 8 rounds of single messages while they fit
-    :data:`ROUND_PLACEMENTS`; one round beyond; chunks beyond :data:`RUN_PLACEMENTS`."""
+def _runs_plan(sends: int) -> tuple[int, int, int]:
+    """(priority rules, rounds per rule, messages per placement) for ``sends`` message
+    transmissions per period: single messages up to :data:`RUN_PLACEMENTS` per run,
+    chunks beyond; up to 8 rounds per rule while they fit :data:`ROUND_PLACEMENTS`; as
+    many rules as :data:`ALL_PLACEMENTS` allows (at least one)."""
     chunk = -(-sends // RUN_PLACEMENTS)
-    return max(1, min(8, ROUND_PLACEMENTS // max(1, sends))), chunk
+    placements = -(-sends // chunk)
+    rules = max(1, min(len(PRIORITIES), ALL_PLACEMENTS // placements))
+    return rules, max(1, min(8, ROUND_PLACEMENTS // max(1, sends))), chunk
 
 
 def _port_ends(runs, cost) -> dict[tuple[str, str], int]:
