@@ -139,7 +139,7 @@ def test_exact_numbers_in_every_spelling(doc):
     doc["steps"][0]["duration"] = Decimal("1.0")        # a JSON float, as fileio reads it
     doc["steps"][1]["duration"] = "2/2"
     doc["messages_per_period"] = "2"
-    doc["trees"][0]["weight"] = " 1 "
+    doc["trees"][0]["weight"] = "1"                     # text: ASCII digits, no spaces
     doc["steps"][0]["transfers"][0]["messages"] = "1"
     s = parse(doc)
     assert s == figure1_schedule()

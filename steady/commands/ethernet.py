@@ -8,14 +8,15 @@ computing modules when it runs, so that ``steady --help`` stays fast.
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 from ..errors import InputError
-from ..experiments.runner import add_campaign_options
+from . import options
+from .options import add_campaign_options
 from ..present.sheet import print_json, print_sheet, written_line
 
 ALGORITHMS = ("linear", "binary", "k-ary")
-_SIZE = re.compile(r"^\s*(\d+)\s*(b|k|kb|m|mb)?\s*$", re.IGNORECASE)
+# ASCII digits (\d alone takes any Unicode digit), at most 15 of them: < 10^15 bytes.
+_SIZE = re.compile(r"^\s*([0-9]{1,15})\s*(b|k|kb|m|mb)?\s*$", re.IGNORECASE | re.ASCII)
 _UNITS = {"": 1, "b": 1, "k": 1024, "kb": 1024, "m": 1024 ** 2, "mb": 1024 ** 2}
 
 
@@ -37,7 +38,8 @@ def add_commands(sub) -> None:
     tr.add_argument("cluster", help="steady-ethernet-cluster v1 file")
     tr.add_argument("--algorithm", choices=ALGORITHMS, default="binary",
                     help="linear (Algorithm 1), binary (Algorithm 2, default) or k-ary")
-    tr.add_argument("--k", type=int, metavar="K", help="arity of --algorithm k-ary "
+    tr.add_argument("--k", type=options.integer(2, options.MAX_SEGMENT_MACHINES), metavar="K",
+                    help="arity of --algorithm k-ary, at most the machines "
                     "(default 3)")
     tr.add_argument("--compare", action="store_true", help="also the topology-unaware "
                     "trees of 004 §3.1 (flat, binomial, binary, k-ary, linear) and every "
@@ -57,9 +59,11 @@ def add_commands(sub) -> None:
                          "file (default 100mbps)")
     se.add_argument("--tree", choices=ALGORITHMS, default="linear",
                     help="linear (formula (1), default), binary (formula (2)) or k-ary")
-    se.add_argument("--k", type=int, metavar="K", help="arity of --tree k-ary "
+    se.add_argument("--k", type=options.integer(2, options.MAX_SEGMENT_MACHINES), metavar="K",
+                    help="arity of --tree k-ary, at most the machines "
                     "(default 3)")
-    se.add_argument("--machines", type=int, metavar="P", help="number of machines "
+    se.add_argument("--machines", type=options.integer(2, options.MAX_SEGMENT_MACHINES),
+                    metavar="P", help="number of machines "
                     "(required unless --cluster gives them)")
     se.add_argument("--cluster", metavar="FILE", help="steady-ethernet-cluster v1 file: "
                     "use Algorithm 2 (or its k-ary extension) on it; without it a "
@@ -83,13 +87,15 @@ def add_experiments(experiments) -> None:
                          "(default 16..1024)")
     ex.add_argument("--per-switch", default="8,16", metavar="D,D,...",
                     help="average machines per switch (default 8,16)")
-    ex.add_argument("--topologies", type=int, default=20, metavar="N",
+    ex.add_argument("--topologies", type=options.integer(1, options.MAX_DRAWS), default=20,
+                    metavar="N",
                     help="random clusters per size and density (default 20)")
     ex.add_argument("--switch-tree", choices=("links", "attach"), default="links",
                     help="links (default): add random links between switches, skipping "
                          "those that close a cycle (004 §4.1.2); attach: each new switch "
                          "links to a random earlier one")
-    ex.add_argument("--seed", type=int, default=0, help="campaign seed (default 0)")
+    ex.add_argument("--seed", type=options.integer(0, options.MAX_SEED), default=0,
+                    help="campaign seed (default 0)")
     add_campaign_options(ex, "ethernet-height")
     ex.set_defaults(run=_cmd_height)
 
@@ -111,6 +117,7 @@ def _cmd_tree(args) -> int:
 
     arity = _arity(args.algorithm, args.k)
     cluster = Cluster.from_file(args.cluster)
+    _arity_fits(arity, len(cluster.machines), args.cluster)
     tree = _contention_free_tree(cluster, args.algorithm, arity)
     doc = {"cluster": cluster.name or args.cluster, "root": cluster.root,
            "machines": len(cluster.machines), "switches": len(cluster.switches),
@@ -159,6 +166,13 @@ def _arity(algorithm: str, k) -> int:
             raise InputError("<command line>", "--k", f"a k-ary tree needs k >= 2, not {k}")
         return k
     return {"linear": 1, "binary": 2}[algorithm]
+
+
+def _arity_fits(arity: int, machines: int, where: str) -> None:
+    """k is bounded by the machine count (a k-ary tree with k >= P - 1 is flat)."""
+    if arity > machines:
+        raise InputError("<command line>", "--k", f"must be <= {machines}, the machines "
+                         f"of {where}, got {arity}")
 
 
 def _contention_free_tree(cluster, algorithm: str, arity: int):
@@ -211,6 +225,7 @@ def _cmd_segment(args) -> int:
     msize = _size(args.size)
     table = load_table(args.params)
     cluster, machines = _machines(args.cluster, args.machines)
+    _arity_fits(arity, machines, args.cluster or "--machines")
     try:
         if args.tree == "linear":   # formula (1): the time depends on P only
             choice = choose(lambda m: linear_time(machines, table, msize, m), table, msize)
@@ -285,21 +300,22 @@ def _segment_tree(cluster, machines: int, arity: int):
 def _cmd_height(args) -> int:
     from ..experiments import ethernet
     from ..experiments.ethernet_report import height_report, write_height_outputs
-    from ..experiments.runner import parallel_map
+    from ..experiments.runner import CampaignFolder, parallel_map
 
     machines = _machine_sizes(args.machines)
     per_switch = _int_list(args.per_switch, "--per-switch", 1)
     if args.topologies < 1:
         raise InputError("<command line>", "--topologies", f"{args.topologies}: need "
                          "at least 1")
+    folder = CampaignFolder(args.out, plots=not args.no_plots)   # before the work
     todo = ethernet.height_tasks(machines, per_switch, args.topologies, args.seed,
                                  args.switch_tree)
     rows = parallel_map(ethernet.evaluate_height, todo, jobs=args.jobs,
                         backend=args.backend, scheduler=args.scheduler, quiet=args.quiet,
                         label="clusters")
     summary = ethernet.height_summary(rows)
-    written = write_height_outputs(rows, summary, Path(args.out), args.switch_tree,
-                                   plots=not args.no_plots)
+    written = folder.publish(lambda out: write_height_outputs(
+        rows, summary, out, args.switch_tree, plots=not args.no_plots))
     print(height_report(summary, args.switch_tree), end="")
     print(written_line(written))
     return 0 if all(s["within_factor_two"] for s in summary) else 1
@@ -320,22 +336,17 @@ def _machine_sizes(text: str) -> list[int]:
 
 
 def _int_list(text: str, option: str, least: int) -> list[int]:
-    try:
-        values = [int(x) for x in text.split(",")]
-    except ValueError:
-        raise InputError("<command line>", option, f"{text!r}: expected integers "
-                         "separated by commas, e.g. 8,16") from None
-    if min(values) < least:
-        raise InputError("<command line>", option, f"every value must be >= {least}")
-    return values
+    return options.integer_list(text, option, least, options.MAX_MACHINES, "8,16")
 
 
 def _cmd_table3(args) -> int:
     from ..experiments.ethernet import table3_rows
     from ..experiments.ethernet_report import table3_report, write_table3_outputs
+    from ..experiments.runner import CampaignFolder
 
+    folder = CampaignFolder(args.out)
     rows = table3_rows()
-    written = write_table3_outputs(rows, Path(args.out))
+    written = folder.publish(lambda out: write_table3_outputs(rows, out))
     print(table3_report(rows), end="")
     print(written_line(written))   # the default folder is relative: say where it is
     return 0

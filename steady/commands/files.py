@@ -15,8 +15,10 @@ def write_error(path, exc: OSError) -> InputError:
 
 
 def write_output(path, text: str) -> None:
-    """Write ``text`` to ``path`` atomically; nothing when no path was given."""
-    if not path:
+    """Write ``text`` to ``path`` atomically; nothing when no path was given (None).  An
+    empty name, a link, a FIFO or a folder is refused in one line
+    (:func:`steady.fileio.check_output_path`, which the -o option already ran)."""
+    if path is None:
         return
     try:
         atomic_write_text(path, text)

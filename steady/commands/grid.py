@@ -7,10 +7,11 @@ computing modules when it runs, so that ``steady --help`` stays fast.
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
-from ..errors import InputError
-from ..experiments.runner import add_campaign_options, check_workers
+from ..errors import InputError, echo
+from ..experiments.runner import check_workers
+from . import options
+from .options import add_campaign_options
 from ..present.sheet import print_json
 
 
@@ -36,7 +37,8 @@ def add_commands(sub) -> None:
                     "instead of the file's root")
     sc.add_argument("--optimum", action="store_true", help="also the exact optimal "
                     "makespan (branch and bound, up to 10 clusters)")
-    sc.add_argument("--node-limit", type=int, default=2_000_000, metavar="N",
+    sc.add_argument("--node-limit", type=options.integer(1, options.MAX_NODE_LIMIT),
+                    default=2_000_000, metavar="N",
                     help="with --optimum: give up after N search nodes (default 2000000, "
                          "about a minute)")
     sc.add_argument("--json", action="store_true", help="machine-readable output")
@@ -56,15 +58,19 @@ def add_experiments(experiments) -> None:
     ex.add_argument("--clusters", default="2..10", metavar="A..B",
                     help="numbers of clusters: a range A..B or a list 2,5,10 "
                          "(default 2..10; the paper also runs 2..50)")
-    ex.add_argument("--iterations", type=int, default=10000, metavar="N",
+    ex.add_argument("--iterations", type=options.integer(1, options.MAX_DRAWS), default=10000,
+                    metavar="N",
                     help="random grids per number of clusters (default 10000, the paper's)")
-    ex.add_argument("--seed", type=int, default=0, help="campaign seed (default 0)")
+    ex.add_argument("--seed", type=options.integer(0, options.MAX_SEED), default=0,
+                    help="campaign seed (default 0)")
     ex.add_argument("--links", default="per-pair", choices=("per-pair", "per-grid"),
                     help="draw L and g once per pair of clusters (default) or once per "
                          "grid (a homogeneous wide area; the paper does not say)")
-    ex.add_argument("--exact-max", type=int, default=10, metavar="N",
+    ex.add_argument("--exact-max", type=options.integer(0, options.MAX_CLUSTERS), default=10,
+                    metavar="N",
                     help="compute the exact optimum up to N clusters (default 10; 0: never)")
-    ex.add_argument("--node-limit", type=int, default=200_000, metavar="N",
+    ex.add_argument("--node-limit", type=options.integer(1, options.MAX_NODE_LIMIT),
+                    default=200_000, metavar="N",
                     help="give up the exact optimum of a grid after N search nodes "
                          "(counted as unsolved; default 200000)")
     ex.add_argument("--variants", action="store_true",
@@ -182,11 +188,9 @@ def _cmd_campaign(args) -> int:
              "links": args.links,
              "exact_max": args.exact_max, "node_limit": args.node_limit,
              "jobs": args.jobs, "seconds": seconds}
-    try:
-        files = write_outputs(out, keys, summaries, rows if args.runs else None, setup,
-                              plots=not args.no_plots)
-    except OSError as exc:
-        raise InputError(str(out), "--out", f"cannot write: {exc.strerror or exc}") from None
+    files = out.publish(lambda folder: write_outputs(
+        folder, keys, summaries, rows if args.runs else None, setup,
+        plots=not args.no_plots))
     if args.json:
         print_json(summary_doc(keys, summaries, setup, files))
     else:
@@ -195,39 +199,34 @@ def _cmd_campaign(args) -> int:
 
 
 def _campaign_folder(args):
-    """Check the campaign's options before the long run, create --out and return it;
-    a missing matplotlib fails now, not after an hour of computing."""
-    from ..present.plots import pyplot
+    """Check the campaign's options and its --out folder before the long run (a
+    missing matplotlib fails now, not after an hour of computing); the folder is
+    written when the campaign completes (:class:`CampaignFolder`)."""
+    from ..experiments.runner import CampaignFolder
 
     for option, value, low in (("--iterations", args.iterations, 1),
                                ("--exact-max", args.exact_max, 0),
                                ("--node-limit", args.node_limit, 1)):
         if value < low:
             raise InputError("<command line>", option, f"must be >= {low}, not {value}")
-    check_workers(args.jobs, args.backend)
-    out = Path(args.out)
-    if out.exists() and not out.is_dir():
-        raise InputError(str(out), "--out", "exists and is not a folder")
-    if not args.no_plots:
-        pyplot(out / "grid-completion.png", "--out")
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise InputError(str(out), "--out", f"cannot create: {exc.strerror or exc}") from None
-    return out
+    folder = CampaignFolder(args.out, plots=not args.no_plots)
+    check_workers(args.jobs, args.backend, args.scheduler)
+    return folder
 
 
 def parse_clusters(text: str) -> list[int]:
-    """``"2..10"`` or ``"2,5,10"`` -> the numbers of clusters (each >= 2)."""
-    try:
-        if ".." in text:
-            low, high = (int(x) for x in text.split(".."))
-            sizes = list(range(low, high + 1))
-        else:
-            sizes = [int(x) for x in text.split(",")]
-    except ValueError:
-        raise InputError("<command line>", "--clusters", f"expected A..B or a list "
-                         f"like 2,5,10, not {text!r}") from None
+    """``"2..10"`` or ``"2,5,10"`` -> the numbers of clusters (each >= 2, at most
+    options.MAX_CLUSTERS)."""
+    if ".." in text:
+        bounds = text.split("..")
+        if len(bounds) != 2 or not all(bounds):
+            raise InputError("<command line>", "--clusters", f"expected A..B or a list "
+                             f"like 2,5,10, not {echo(text)}")
+        low, high = (options.check_integer(x, "--clusters", 0, options.MAX_CLUSTERS)
+                     for x in bounds)
+        sizes = list(range(low, high + 1))
+    else:
+        sizes = options.integer_list(text, "--clusters", 0, options.MAX_CLUSTERS, "2,5,10")
     if not sizes:
         raise InputError("<command line>", "--clusters", f"{text!r} is an empty range")
     if min(sizes) < 2:

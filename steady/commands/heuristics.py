@@ -7,10 +7,10 @@ computing modules when it runs, so that ``steady --help`` stays fast.
 from __future__ import annotations
 
 from fractions import Fraction
-from pathlib import Path
 
 from ..errors import InputError
-from ..experiments.runner import add_campaign_options, option_list
+from . import options
+from .options import add_campaign_options
 from ..present.sheet import (IN_JSON, exact, number, per_time_unit, percent, platform_text,
                              print_json, written_line)
 
@@ -29,7 +29,7 @@ def add_commands(sub) -> None:
     he.add_argument("--model", choices=MODELS, default="one-port",
                     help="one-port (default) or multi-port (000 §3.2; needs the "
                          "platform's send_overhead)")
-    he.add_argument("--best-tree", type=float, default=10.0, metavar="SECONDS",
+    he.add_argument("--best-tree", type=options.seconds(), default=10.0, metavar="SECONDS",
                     help="time limit of the exact best-tree search (default 10; 0: skip)")
     he.add_argument("--json", action="store_true", help="machine-readable output")
     he.set_defaults(run=_cmd_heuristics)
@@ -48,13 +48,15 @@ def add_experiments(experiments) -> None:
                     "for random, 30,65 for tiers)")
     ex.add_argument("--density", metavar="D,D,...", help="densities (default: "
                     "0.04,0.08,0.12,0.16,0.20 for random; tiers: drawn in [0.05, 0.15])")
-    ex.add_argument("--repeats", type=int, metavar="R", help="platforms per configuration "
+    ex.add_argument("--repeats", type=options.integer(1, options.MAX_DRAWS), metavar="R",
+                    help="platforms per configuration "
                     "(default: 10 for random as in Table 2, 100 for tiers as in §5.1)")
-    ex.add_argument("--seed", type=int, default=0, help="campaign seed (default 0)")
-    ex.add_argument("--best-tree", type=float, default=0.0, metavar="SECONDS",
+    ex.add_argument("--seed", type=options.integer(0, options.MAX_SEED), default=0,
+                    help="campaign seed (default 0)")
+    ex.add_argument("--best-tree", type=options.seconds(), default=0.0, metavar="SECONDS",
                     help="also compute the exact best tree with this time limit per "
                          "platform and model (default 0: skip)")
-    ex.add_argument("--lan-redundancy", type=int, default=1, metavar="R",
+    ex.add_argument("--lan-redundancy", type=options.integer(1, 100), default=1, metavar="R",
                     help="tiers: links per LAN leaf (Tiers' RL; default 1, stars: the "
                          "hubs' out-ports then fix almost every optimum)")
     ex.add_argument("--one-port-only", action="store_true",
@@ -175,7 +177,7 @@ def _tree_text(parent: dict, routes: dict, most: int = 8) -> str:
 
 def _cmd_experiment(args) -> int:
     from ..experiments import stp
-    from ..experiments.runner import parallel_map
+    from ..experiments.runner import CampaignFolder, parallel_map
     from ..experiments.stp_report import write_outputs
     from ..heuristics.registry import PAPER_LABELS
 
@@ -194,27 +196,23 @@ def _cmd_experiment(args) -> int:
     if args.lan_redundancy < 1 or (args.lan_redundancy > 1 and kind != "tiers"):
         raise InputError("<command line>", "--lan-redundancy", "links per LAN leaf, >= 1, "
                          "for --platforms tiers")
+    folder = CampaignFolder(args.out, plots=not args.no_plots)   # before the work
     todo = stp.tasks(kind, nodes, densities, repeats, args.seed,
                      multiport=not args.one_port_only, best_tree_limit=args.best_tree,
                      lan_redundancy=args.lan_redundancy)
     rows = parallel_map(stp.evaluate, todo, jobs=args.jobs, backend=args.backend,
                         scheduler=args.scheduler, quiet=args.quiet, label="platforms")
-    written = write_outputs(rows, kind, Path(args.out), PAPER_LABELS,
-                            plots=not args.no_plots)
-    print((Path(args.out) / "report.md").read_text(encoding="utf-8"), end="")
+    written = folder.publish(lambda out: write_outputs(rows, kind, out, PAPER_LABELS,
+                                                       plots=not args.no_plots))
+    print((folder.path / "report.md").read_text(encoding="utf-8"), end="")
     print(written_line(written))
     return 0
 
 
 def _int_list(text: str, option: str) -> list[int]:
-    values = option_list(text, option, int, "10,20,30")
-    if min(values) < 2:
-        raise InputError("<command line>", option, "a platform needs >= 2 nodes")
-    return values
+    # a platform needs >= 2 nodes
+    return options.integer_list(text, option, 2, options.MAX_NODES, "10,20,30")
 
 
 def _float_list(text: str, option: str) -> list[float]:
-    values = option_list(text, option, float, "0.04,0.12")
-    if not all(0 <= v <= 1 for v in values):
-        raise InputError("<command line>", option, "a density is in [0, 1]")
-    return values
+    return options.real_list(text, option, 0, 1, "0.04,0.12")   # densities

@@ -5,18 +5,15 @@
 from __future__ import annotations
 
 from ..errors import InputError
-from ..fileio import check_version
+from ..fileio import check_format, check_version
 
 
 def check_header(doc, origin: str, fmt: str, version: int, keys) -> None:
     """Raise an :class:`InputError` naming the element unless ``doc`` is a ``fmt``
     version ``version`` object whose keys are all in ``keys``."""
-    if not isinstance(doc, dict):
-        raise InputError(origin, "document", f"a {fmt} document is a JSON object")
+    check_format(doc, origin, fmt, required=True)   # first: another kind is named
     unknown = sorted(set(doc) - set(keys))
     if unknown:
         raise InputError(origin, f"key {unknown[0]!r}", "unknown key (allowed: "
                          + ", ".join(sorted(keys)) + ")")
-    if doc.get("format") != fmt:
-        raise InputError(origin, "format", f"expected {fmt!r}, got {doc.get('format')!r}")
     check_version(doc, origin, version)

@@ -1,4 +1,6 @@
-"""Shared machinery of the campaigns: a parallel map, exact statistics, CSV output.
+"""Shared machinery of the campaigns: a parallel map, exact statistics, CSV output, and
+the output folder (:class:`CampaignFolder`: checked before the work, never left
+holding two runs).
 
 Campaigns are embarrassingly parallel (one task = one platform or one draw), so the only
 parallel primitive is :func:`parallel_map`: ordered results, a count progress bar, and
@@ -14,41 +16,68 @@ from __future__ import annotations
 
 import csv
 import io
+import json
+import os
+import re
+import shutil
+import socket
+import stat
+import tempfile
 from fractions import Fraction
+from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
-from ..errors import InputError
-from ..fileio import atomic_write_text
+from ..errors import InputError, echo
+from ..fileio import atomic_write_text, signals_deferred
 from ..progress import CountBar
 
 BACKENDS = ("loky", "dask")
+#: The most worker processes of a campaign (``--jobs``; docs/limits.md).
+MAX_JOBS = 256
+#: Seconds a campaign waits for a dask scheduler to answer before it refuses the
+#: address (``--scheduler``), before any work.
+SCHEDULER_TIMEOUT = 5
+#: A dask scheduler address: [protocol://]host:port (host a name, IPv4 or [IPv6]).
+_ADDRESS = re.compile(r"(?:(tcp|tls|ws|wss|ucx)://)?(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+)"
+                      r":([0-9]{1,5})", re.ASCII)
 
 
-def add_campaign_options(parser, out: str, jobs: int = 1) -> None:
-    """The options every ``steady experiment`` campaign shares: workers, backend,
-    output folder, plots, progress bar (``--backend`` is checked by
-    :func:`parallel_map`, which gives the one-line error of docs/cli.md)."""
-    parser.add_argument("--jobs", type=int, default=jobs, metavar="N",
-                        help=f"worker processes (default {jobs})")
-    parser.add_argument("--backend", default="loky", metavar="loky|dask",
-                        help="loky (default, local processes) or dask (a dask.distributed "
-                             "cluster: the 'dask' extra)")
-    parser.add_argument("--scheduler", metavar="ADDRESS", help="with --backend dask: the "
-                        "scheduler's address (default: a local cluster of --jobs workers)")
-    parser.add_argument("--out", default=out, metavar="DIR",
-                        help=f"output folder (default ./{out})")
-    parser.add_argument("--no-plots", action="store_true", help="CSV and report only")
-    parser.add_argument("--quiet", action="store_true", help="no progress bar on stderr")
+def scheduler_url(text: str) -> str:
+    """``[protocol://]host:port`` as dask spells it (``tcp://`` by default), or
+    ValueError naming what is expected."""
+    match = _ADDRESS.fullmatch(text)
+    if match is None or not 1 <= int(match[3]) <= 65535:
+        raise ValueError(f"{echo(text)} is not a scheduler address: expected "
+                         "[tcp://]HOST:PORT, e.g. tcp://10.0.0.1:8786 (port 1 to 65535)")
+    return f"{match[1] or 'tcp'}://{match[2]}:{int(match[3])}"
 
 
-def check_workers(jobs: int, backend: str) -> None:
-    """``--jobs`` and ``--backend`` as one-line InputErrors (a campaign calls this before
-    it creates its output folder)."""
+def check_workers(jobs: int, backend: str, scheduler: str | None = None) -> None:
+    """``--jobs``, ``--backend`` and ``--scheduler`` as one-line InputErrors (a campaign
+    calls this before any work): a scheduler must be a dask address that answers
+    within :data:`SCHEDULER_TIMEOUT` seconds."""
     if backend not in BACKENDS:
-        raise InputError("<command line>", "--backend", f"unknown backend {backend!r}; "
+        raise InputError("<command line>", "--backend", f"unknown backend {echo(backend)}; "
                          f"choose one of {', '.join(BACKENDS)}")
-    if jobs < 1:
-        raise InputError("<command line>", "--jobs", f"{jobs}: needs at least one worker")
+    if isinstance(jobs, bool) or not isinstance(jobs, int) or not 1 <= jobs <= MAX_JOBS:
+        raise InputError("<command line>", "--jobs", f"{echo(jobs)}: must be an integer "
+                         f"from 1 to {MAX_JOBS} (worker processes)")
+    if scheduler is None:
+        return
+    if backend != "dask":
+        raise InputError("<command line>", "--scheduler", "applies to --backend dask")
+    try:
+        url = scheduler_url(scheduler)
+    except ValueError as exc:
+        raise InputError("<command line>", "--scheduler", str(exc)) from None
+    host, port = url.partition("://")[2].rsplit(":", 1)
+    try:
+        socket.create_connection((host.strip("[]"), int(port)),
+                                 timeout=SCHEDULER_TIMEOUT).close()
+    except OSError as exc:
+        reason = "no answer" if isinstance(exc, TimeoutError) else (exc.strerror or str(exc))
+        raise InputError("<command line>", "--scheduler", f"cannot reach {echo(url)} "
+                         f"within {SCHEDULER_TIMEOUT} s: {reason}") from None
 
 
 def parallel_map(function: Callable, items: Iterable, *, jobs: int = 1,
@@ -61,7 +90,7 @@ def parallel_map(function: Callable, items: Iterable, *, jobs: int = 1,
     a local cluster of ``jobs`` workers when none is given.
     """
     items = list(items)
-    check_workers(jobs, backend)
+    check_workers(jobs, backend, scheduler)
     with CountBar(len(items), label, quiet) as bar:
         if jobs == 1 and backend == "loky":
             results = []
@@ -103,9 +132,148 @@ def _dask_client(scheduler, jobs):
         raise InputError("<command line>", "--backend dask",
                          "needs dask.distributed: pip install 'steady[dask]'") from None
     if scheduler:
-        return Client(scheduler)
+        url = scheduler_url(scheduler)
+        try:
+            return Client(url, timeout=f"{SCHEDULER_TIMEOUT}s")
+        except (OSError, TimeoutError) as exc:
+            raise InputError("<command line>", "--scheduler", f"cannot connect to "
+                             f"{echo(url)}: {exc}") from None
     return Client(LocalCluster(n_workers=jobs, threads_per_worker=1, processes=True,
                                dashboard_address=None))
+
+
+# -- the output folder ------------------------------------------------------------------
+
+#: The file that marks a campaign folder complete, listing the files of the run.
+MARKER = ".steady-campaign"
+_PARTIAL = ".partial-"
+
+
+def check_campaign_folder(out, option: str = "--out") -> Path:
+    """The ``--out`` folder of a campaign, checked before any work (one-line
+    InputError otherwise): a new folder under a writable folder, or an existing
+    writable folder that is empty or holds a complete campaign (:data:`MARKER`) --
+    never a file, a path under a file, or a folder of other files, which the new run
+    would mix with its own.  A symbolic link to a folder is followed."""
+    text = os.fspath(out)
+    if text == "":
+        raise InputError("<command line>", option, "an empty folder name")
+    path = Path(text)
+    if path.is_symlink() and path.is_dir():
+        path = path.resolve()
+    try:
+        info = os.stat(path)
+    except FileNotFoundError:
+        info = None
+    except NotADirectoryError:
+        info = None
+    except OSError as exc:
+        raise InputError(text, option, f"cannot use: {exc.strerror or exc}") from None
+    if info is None:
+        ancestor = path.parent
+        while not os.path.lexists(ancestor) and ancestor != ancestor.parent:
+            ancestor = ancestor.parent
+        if not ancestor.is_dir():
+            raise InputError(text, option, f"lies under {echo(str(ancestor))}, which is a "
+                             "file, not a folder")
+        if not os.access(ancestor, os.W_OK | os.X_OK):
+            raise InputError(text, option, f"cannot create: the folder "
+                             f"{echo(str(ancestor))} is not writable")
+        return path
+    if not stat.S_ISDIR(info.st_mode):
+        raise InputError(text, option, "exists and is not a folder")
+    if not os.access(path, os.W_OK | os.X_OK):
+        raise InputError(text, option, "the folder is not writable")
+    entries = [e for e in os.listdir(path) if not e.startswith(_PARTIAL)]
+    if entries and MARKER not in entries:
+        raise InputError(text, option, f"the folder holds files no complete steady "
+                         f"campaign wrote (no {MARKER} in it): give a new or empty folder, "
+                         "or empty this one")
+    return path
+
+
+class CampaignFolder:
+    """Where a campaign writes, so that a folder never mixes two runs (ours; issue 18).
+
+    Created before the work, which checks ``--out`` (:func:`check_campaign_folder`)
+    and, with ``plots``, that matplotlib can be loaded.
+    :meth:`publish` has the files written into a temporary folder inside it, then
+    moves them in with Ctrl-C and SIGTERM held back: the previous run's marker goes
+    first, then the previous run's files, then the new files arrive, then the new
+    :data:`MARKER` listing them.  An interrupted or failed run leaves the folder as it
+    was (the temporary folder is removed); only a hard kill in the middle of the moves
+    can leave a folder without its marker, which says "incomplete" (docs/cli.md)."""
+
+    def __init__(self, out, option: str = "--out", plots: bool = False):
+        self.option = option
+        self.path = check_campaign_folder(out, option)
+        if plots:   # a missing matplotlib fails now, not after the campaign's work
+            from ..present.plots import pyplot
+
+            pyplot(self.path / "figure.png", option)
+
+    def publish(self, write: Callable[[Path], Iterable]) -> list[Path]:
+        """Call ``write(folder)``, which writes the campaign's files into ``folder`` and
+        returns their paths; move them into place; return their final paths."""
+        created = not self.path.exists()
+        tmp = None
+        try:
+            self.path.mkdir(parents=True, exist_ok=True)
+            with signals_deferred():
+                tmp = Path(tempfile.mkdtemp(prefix=_PARTIAL, dir=self.path))
+            written = [Path(p) for p in write(tmp)]
+            self._move_in(tmp)
+            return [self.path / p.relative_to(tmp) for p in written]
+        except BaseException as exc:
+            with signals_deferred():
+                if tmp is not None:
+                    shutil.rmtree(tmp, ignore_errors=True)
+                if created:
+                    try:
+                        self.path.rmdir()       # only if nothing else arrived in it
+                    except OSError:
+                        pass
+            if isinstance(exc, OSError):
+                raise InputError(str(self.path), self.option, f"cannot write: "
+                                 f"{exc.strerror or exc}") from None
+            raise
+
+    def _move_in(self, tmp: Path) -> None:
+        marker = self.path / MARKER
+        names = sorted(os.listdir(tmp))
+        with signals_deferred():
+            previous = self._previous_files(marker)
+            if marker.exists():
+                marker.unlink()                 # from here on the folder is incomplete
+            for name in previous - set(names):
+                _remove(self.path / name)
+            for name in names:
+                target = self.path / name
+                if target.is_dir() and not target.is_symlink():
+                    shutil.rmtree(target)
+                os.replace(tmp / name, target)
+            tmp.rmdir()
+            atomic_write_text(marker, json.dumps({"format": "steady-campaign",
+                                                  "version": 1, "complete": True,
+                                                  "files": names}, indent=1) + "\n")
+
+    @staticmethod
+    def _previous_files(marker: Path) -> set:
+        """The files the previous complete run listed in its marker (only those are
+        removed: a file the user put beside them stays)."""
+        try:
+            files = json.loads(marker.read_text(encoding="utf-8")).get("files", [])
+        except (OSError, ValueError, AttributeError):
+            return set()
+        return {f for f in files if isinstance(f, str) and f and "/" not in f
+                and f not in (".", "..", MARKER)}
+
+
+def _remove(path: Path) -> None:
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path)
+    elif os.path.lexists(path):
+        path.unlink()
 
 
 # -- exact statistics ----------------------------------------------------------------------
@@ -147,14 +315,3 @@ def _cell(x):
     if isinstance(x, Fraction):
         return str(x.numerator) if x.denominator == 1 else f"{x.numerator}/{x.denominator}"
     return x
-
-
-def option_list(text: str, option: str, convert: Callable, example: str) -> list:
-    """The values of a comma-separated command-line option (``--nodes 10,20,30``),
-    converted by ``convert`` (``int``, ``float``); a one-line InputError otherwise."""
-    try:
-        return [convert(x) for x in text.split(",")]
-    except ValueError:
-        raise InputError("<command line>", option, f"{text!r}: expected "
-                         f"{convert.__name__} values separated by commas, e.g. "
-                         f"{example}") from None

@@ -51,7 +51,7 @@ from fractions import Fraction
 from typing import Sequence
 
 from ..errors import InputError
-from ..fileio import JsonDocument, check_version
+from ..fileio import JsonDocument, check_format, check_version
 from ..numbers import document_number, format_exact, parse_exact
 
 FORMAT = "steady-grid"
@@ -203,10 +203,8 @@ def _object(value, origin: str, element: str, allowed: set, what: str) -> dict:
 
 
 def _from_document(doc, origin: str) -> Grid:
+    check_format(doc, origin, FORMAT, required=True)   # first: another kind is named
     doc = _object(doc, origin, "document", _TOP_KEYS, "a steady-grid document")
-    if doc.get("format") != FORMAT:
-        raise InputError(origin, "format", f"expected {FORMAT!r}, got "
-                         f"{doc.get('format')!r}")
     check_version(doc, origin, VERSION, required=False)
     name = _text(doc.get("name", ""), origin, "name")
     unit = doc.get("unit", "ms")

@@ -1,0 +1,331 @@
+"""Issue 18 (F03, F09, F10, F11, F14, F15): every steady document is read strictly and
+every bad one is refused in one line -- duplicate keys, non-ASCII digits, lenient number
+forms, NaN, over-long numbers, a document of another kind -- and no error line is longer
+than steady.errors.LINE, whatever the input.  (Ours: the reading rules of
+docs/formats.md and the limits of docs/limits.md.)"""
+
+import json
+import sys
+from decimal import Decimal
+from fractions import Fraction as F
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from helpers import assert_one_line_error, run
+from steady import errors, fileio, numbers
+from steady.errors import InputError, echo, shorten
+from steady.fileio import load_json, loads_json
+from steady.numbers import MAX_DIGITS, parse_exact, parse_integer
+from steady.platform import default_platform
+from steady.schedule_file import Schedule
+
+FAST = settings(max_examples=60, deadline=None,
+                suppress_health_check=[HealthCheck.function_scoped_fixture])
+
+#: The zero of every Unicode digit set Python's int() accepts that is not ASCII (a few).
+ZEROS = [0xFF10, 0x0660, 0x06F0, 0x0966, 0x09E6, 0x0E50, 0x1D7CE]
+
+
+@pytest.fixture(scope="module")
+def schedule_doc():
+    from steady.schedule.periodic import optimal_schedule
+    from steady.throughput import throughput
+
+    platform = default_platform()
+    schedule = optimal_schedule(platform, throughput(platform, "trees"))[0]
+    return json.loads(schedule.to_json())
+
+
+def write(tmp_path, name, doc_or_text):
+    path = tmp_path / name
+    text = doc_or_text if isinstance(doc_or_text, str) else json.dumps(doc_or_text)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+# -- the number grammar (F09) ---------------------------------------------------------
+
+def spellings(x: F) -> list[str]:
+    """The ASCII texts of ``x`` a document may hold."""
+    texts = [f"{x.numerator}/{x.denominator}"]
+    if x.denominator == 1:
+        texts.append(str(x.numerator))
+    return texts
+
+
+def foreign(text: str, zero: int, where: int) -> str:
+    """``text`` with its ``where``-th ASCII digit (cyclically) written in another
+    Unicode digit set, the one starting at code point ``zero``."""
+    digits = [i for i, c in enumerate(text) if c.isdigit()]
+    i = digits[where % len(digits)]
+    return text[:i] + chr(zero + int(text[i])) + text[i + 1:]
+
+
+@FAST
+@given(st.fractions(max_denominator=10 ** 6).filter(lambda x: abs(x) < 10 ** 12),
+       st.sampled_from(ZEROS), st.integers(0, 40))
+def test_any_non_ascii_digit_is_refused(x, zero, where):
+    for text in spellings(x):
+        assert parse_exact(text) == x                      # ASCII: read exactly
+        bad = foreign(text, zero, where)
+        with pytest.raises(ValueError, match="ASCII"):
+            parse_exact(bad)
+        if "/" not in text:
+            assert parse_integer(text) == x
+            with pytest.raises(ValueError, match="must be an integer"):
+                parse_integer(bad)
+
+
+@FAST
+@given(st.integers(-10 ** 9, 10 ** 9),
+       st.sampled_from([" {}", "{} ", " {} ", "+{}", "{}/+1", "{}/-1", "{} /1", "{}/ 1",
+                        "\t{}", "{}\n", "{}_0", "0x{}"]))
+def test_lenient_forms_are_refused(n, form):
+    text = form.format(n)
+    with pytest.raises(ValueError):
+        parse_exact(text)
+    with pytest.raises(ValueError):
+        parse_integer(text)
+
+
+@pytest.mark.parametrize("text", ["-2/-1", "2/-1", "+1", " +1 ", "1.5/2", "", "-", "/1"])
+def test_forms_the_audit_found_are_refused(text):
+    with pytest.raises(ValueError):
+        parse_exact(text)
+
+
+@pytest.mark.parametrize("text, value", [("-3/4", F(-3, 4)), ("6/8", F(3, 4)),
+                                         ("1e-3", F(1, 1000)), (".5", F(1, 2)),
+                                         ("5.", F(5)), ("2.5E+1", F(25)), ("-0", F(0))])
+def test_the_grammar_still_reads(text, value):
+    assert parse_exact(text) == value
+
+
+def test_digit_limit_is_named_in_text_and_in_decimals():
+    ok = "7" * MAX_DIGITS
+    with numbers.many_digits():
+        assert parse_exact(ok) == int(ok)
+    for too_long in ("7" * (MAX_DIGITS + 1), "1/" + "3" * (MAX_DIGITS + 1),
+                     "0." + "1" * MAX_DIGITS):
+        with pytest.raises(ValueError, match=f"more than {MAX_DIGITS} digits"):
+            parse_exact(too_long)
+    with pytest.raises(ValueError, match=f"more than {MAX_DIGITS} digits"):
+        parse_exact(Decimal("1." + "1" * MAX_DIGITS))
+    with pytest.raises(ValueError, match="more than"):
+        parse_integer("9" * (MAX_DIGITS + 1))
+
+
+def test_long_numbers_are_read_exactly_and_fast():
+    """5000-digit numbers (beyond Python's default 4300-digit limit) read exactly."""
+    big = 10 ** 5000 + 7
+    text = numbers.int_text(big)                             # str(big) is refused
+    assert parse_exact(text) == big                          # through FLINT
+    assert parse_exact(f"1/{text}") == F(1, big)
+    assert parse_exact(Decimal(f"{text}.5")) == F(2 * big + 1, 2)
+    assert parse_integer(text) == big
+
+
+# -- the JSON reader (F09, F11) --------------------------------------------------------
+
+def paths(value, path=""):
+    """Every object of a parsed document with its element path (the readers' style)."""
+    if isinstance(value, dict):
+        yield path, value
+        for k, v in value.items():
+            yield from paths(v, f"{path}.{k}" if path else k)
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            yield from paths(v, f"{path}[{i}]")
+
+
+def dumps_with_duplicate(doc, target: str, path: str = "") -> str:
+    """JSON text of ``doc`` in which the object at ``target`` repeats its first key,
+    the copy holding another value (first-wins and last-wins readers disagree)."""
+    if isinstance(doc, dict):
+        items = [f"{json.dumps(k)}: {dumps_with_duplicate(v, target, f'{path}.{k}' if path else k)}"
+                 for k, v in doc.items()]
+        if path == target and doc:
+            items.append(f"{json.dumps(next(iter(doc)))}: []")
+        return "{" + ", ".join(items) + "}"
+    if isinstance(doc, list):
+        return "[" + ", ".join(dumps_with_duplicate(v, target, f"{path}[{i}]")
+                               for i, v in enumerate(doc)) + "]"
+    return json.dumps(doc)
+
+
+@FAST
+@given(st.data())
+def test_any_duplicate_key_is_refused_and_named(schedule_doc, data):
+    objects = [(p, o) for p, o in paths(schedule_doc) if o]
+    path, obj = data.draw(st.sampled_from(objects))
+    key = next(iter(obj))
+    text = dumps_with_duplicate(schedule_doc, path)
+    with pytest.raises(InputError) as info:
+        loads_json(text, "s.json")
+    assert info.value.element == (f"{path}.{key}" if path else key)
+    assert "duplicate key" in info.value.reason
+    assert loads_json(dumps_with_duplicate(schedule_doc, "nowhere"), "s.json") == schedule_doc
+
+
+def test_the_audits_duplicate_steps_are_refused(tmp_path, schedule_doc, capsys):
+    """F09: an invalid empty `steps` first, the real one second."""
+    text = json.dumps(schedule_doc).replace('"steps": [', '"steps": [], "steps": [', 1)
+    path = write(tmp_path, "dup.json", text)
+    code, out, err = run(capsys, "verify", write(tmp_path, "p.json", default_platform().to_json()),
+                         path)
+    assert code == 2 and out == ""
+    assert_one_line_error(err, "steps: duplicate key 'steps'")
+
+
+@FAST
+@given(st.data(), st.sampled_from(ZEROS))
+def test_any_count_with_a_foreign_digit_is_refused(schedule_doc, data, zero):
+    """F09: counts, weights, tree indices in any non-ASCII digit set, as text."""
+    doc = json.loads(json.dumps(schedule_doc))
+    fields = [(doc, "messages_per_period", "messages_per_period")]
+    fields += [(t, "weight", f"trees[{i}].weight") for i, t in enumerate(doc["trees"])]
+    for i, step in enumerate(doc["steps"]):
+        for j, t in enumerate(step["transfers"]):
+            for key in ("messages", "tree"):
+                fields.append((t, key, f"steps[{i}].transfers[{j}].{key}"))
+    holder, key, element = data.draw(st.sampled_from(fields))
+    holder[key] = foreign(str(holder[key]), zero, data.draw(st.integers(0, 5)))
+    with pytest.raises(InputError) as info:
+        Schedule.from_dict(doc, "s.json")
+    assert info.value.element == element and "must be an integer" in info.value.reason
+
+
+@pytest.mark.parametrize("constant", ["NaN", "Infinity", "-Infinity"])
+def test_non_finite_numbers_are_refused_where_they_are(constant):
+    with pytest.raises(InputError) as info:
+        loads_json('{"a": [1, {"b": %s}]}' % constant, "f.json")
+    assert info.value.element == "a[1].b" and constant in info.value.reason
+
+
+def test_a_byte_order_mark_is_ignored(tmp_path):
+    text = default_platform().to_json()
+    path = tmp_path / "bom.json"
+    path.write_bytes(b"\xef\xbb\xbf" + text.encode())
+    assert load_json(path) == json.loads(text)
+    assert loads_json("\ufeff" + text, "s") == json.loads(text)
+    with pytest.raises(InputError, match="malformed JSON"):       # only a leading one
+        loads_json(text[:1] + "\ufeff" + text[1:], "s")
+
+
+def test_an_over_long_json_integer_is_refused_at_its_position():
+    text = '{"a": 1,\n "b": %s}' % ("9" * (MAX_DIGITS + 1))
+    with pytest.raises(InputError) as info:
+        loads_json(text, "f.json")
+    assert info.value.element == "line 2 column 7"
+    assert f"more than {MAX_DIGITS} digits" in info.value.reason
+
+
+def test_a_document_larger_than_the_limit_is_refused(tmp_path, monkeypatch):
+    path = write(tmp_path, "big.json", '{"format": "steady-platform"}' + " " * 100)
+    monkeypatch.setattr(fileio, "MAX_DOCUMENT_BYTES", 64)
+    with pytest.raises(InputError, match="more than the 64 steady reads"):
+        load_json(path)
+
+
+# -- a document of another kind (F14) ---------------------------------------------------
+
+def test_a_schedule_given_as_the_platform_is_named(tmp_path, schedule_doc, capsys):
+    path = write(tmp_path, "s.json", schedule_doc)
+    code, _, err = run(capsys, "verify", path, path)
+    assert code == 2
+    assert_one_line_error(err, "format: expected 'steady-platform', got 'steady-schedule'")
+
+
+@pytest.mark.parametrize("argv", [["grid", "schedule"], ["ethernet", "tree"],
+                                  ["throughput"]])
+def test_every_reader_names_the_other_kind_first(tmp_path, schedule_doc, capsys, argv):
+    path = write(tmp_path, "s.json", schedule_doc)
+    code, _, err = run(capsys, *argv, path)
+    assert code == 2
+    assert_one_line_error(err, "format: expected 'steady-")
+    assert "got 'steady-schedule'" in err
+
+
+# -- big numbers never give a traceback (F03) ----------------------------------------------
+
+def test_counts_beyond_python_digit_limit_are_verified(tmp_path, schedule_doc, capsys):
+    """F03: messages_per_period with 5000 digits: verify lists the violations (exit 1)."""
+    doc = json.loads(json.dumps(schedule_doc))
+    doc["messages_per_period"] = "1" + "0" * 5000
+    code, out, err = run(capsys, "verify", write(tmp_path, "p.json",
+                                                 default_platform().to_json()),
+                         write(tmp_path, "s.json", doc))
+    assert code == 1 and out.startswith("invalid") and "Traceback" not in err
+
+
+def test_huge_options_answer_or_refuse_in_one_line(capsys):
+    code, out, err = run(capsys, "simulate", "--horizon", "1e4300", "--quiet", "--json")
+    assert code == 0 and loads_json(out, "stdout")["horizon"] == "1" + "0" * 4300
+    code, _, err = run(capsys, "pipe", "--size", "1e4300", "--quiet")
+    assert code == 2
+    assert_one_line_error(err, "--size")
+    code, _, err = run(capsys, "ethernet", "segment", "--machines", 8, "--size",
+                       "1" + "0" * 5000)
+    assert code == 2
+    assert_one_line_error(err, "--size")
+
+
+def test_the_digit_limit_is_restored_after_a_command(capsys):
+    before = sys.get_int_max_str_digits()
+    run(capsys, "throughput", "--json")
+    assert sys.get_int_max_str_digits() == before
+
+
+# -- error lines are bounded (F10) -----------------------------------------------------------
+
+@settings(max_examples=100, deadline=None)
+@given(st.text(max_size=3000), st.text(max_size=3000), st.text(max_size=3000))
+def test_any_input_error_is_one_bounded_line(origin, element, reason):
+    line = str(InputError(origin, element, reason))
+    assert len(line) <= errors.LINE
+    assert "\n" not in line and "\r" not in line
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.one_of(st.text(max_size=2000), st.integers(), st.binary(max_size=500),
+                 st.lists(st.text(max_size=100), max_size=30)))
+def test_echo_is_bounded(value):
+    assert len(echo(value)) <= errors.ECHO
+
+
+def test_echo_names_a_huge_integer_without_converting_it():
+    text = echo(7 ** 10 ** 6)     # 845099 digits: str() would take minutes
+    assert "integer of about 845" in text and len(text) <= errors.ECHO
+
+
+def test_shorten_keeps_both_ends():
+    assert shorten("a" * 100 + "TAIL", 20) == "a" * 10 + "…" + "aaaaa" + "TAIL"
+    assert shorten("short", 20) == "short"
+
+
+def test_a_megabyte_node_name_gives_a_short_line(tmp_path, capsys):
+    name = "N" * 10 ** 6
+    doc = {"format": "steady-platform", "source": "S",
+           "links": [{"from": "S", "to": name, "cost": 0}]}
+    code, _, err = run(capsys, "throughput", write(tmp_path, "p.json", doc))
+    assert code == 2
+    assert_one_line_error(err, "must be > 0")
+    assert len(err.strip()) <= errors.LINE + len("steady: ")
+
+
+def test_a_megabyte_number_gives_a_short_line(tmp_path, capsys):
+    doc = {"format": "steady-platform", "source": "S",
+           "links": [{"from": "S", "to": "A", "cost": "1/" + "7" * (MAX_DIGITS + 1)}]}
+    code, _, err = run(capsys, "throughput", write(tmp_path, "p.json", doc))
+    assert code == 2
+    assert_one_line_error(err, "links[0] (S->A).cost")
+    assert f"more than {MAX_DIGITS} digits" in err and len(err) < 400
+
+
+def test_numbers_module_bounds_are_documented():
+    text = (__import__("pathlib").Path(__file__).resolve().parent.parent / "docs" /
+            "limits.md").read_text(encoding="utf-8")
+    for value in (numbers.MAX_DIGITS, numbers.MAX_EXPONENT, numbers.MAX_TEXT_DIGITS):
+        assert str(value) in text
