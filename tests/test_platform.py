@@ -49,7 +49,7 @@ def input_error(build, origin, element, reason) -> InputError:
     (0.1, Fraction(1, 10)),              # a Python float, read through its repr
     (Decimal("0.1"), Fraction(1, 10)),
     ("3/4", Fraction(3, 4)),
-    (" 6 / 8 ", Fraction(3, 4)),
+    ("6/8", Fraction(3, 4)),              # no spaces, no "+": docs/formats.md
     (2, Fraction(2)),
     ("7", Fraction(7)),
     ("1e-2", Fraction(1, 100)),
@@ -341,7 +341,7 @@ def test_constructor_validates_too():
     with pytest.raises(InputError, match="duplicate node 'A'"):
         Platform("S", [Link("S", "A", Fraction(1))], nodes=["S", "A", "A"])
     with pytest.raises(InputError, match="must be an exact number > 0"):
-        Platform("S", [Link("S", "A", 0.5)])
+        Platform("S", [Link("S", "A", -0.5)])     # issue 21: Link itself refuses it
     with pytest.raises(InputError, match="duplicate node"):
         default_platform().relabel({"P3": "P4"})   # not a bijection
 

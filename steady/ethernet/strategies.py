@@ -21,13 +21,19 @@ from __future__ import annotations
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 
+from ..strategies import _checked, _define, _integer
 from .cluster import Cluster
 
 __all__ = ["switched_clusters"]
 
 
 @st.composite
-def _clusters(draw, max_machines: int, max_switches: int, min_machines: int):
+def _clusters(draw, max_machines, max_switches, min_machines):
+    max_machines = _checked(draw, "max_machines", max_machines, _integer(1))
+    max_switches = _checked(draw, "max_switches", max_switches, _integer(1))
+    min_machines = _checked(draw, "min_machines", min_machines, _integer(1))
+    if max_machines < min_machines:
+        raise InvalidArgument(f"max_machines={max_machines} < min_machines={min_machines}")
     switches = draw(st.integers(1, max_switches))
     machines = draw(st.integers(min_machines, max_machines))
     names_s = [f"s{t}" for t in range(switches)]
@@ -43,9 +49,14 @@ def _clusters(draw, max_machines: int, max_switches: int, min_machines: int):
 def switched_clusters(max_machines: int = 16, max_switches: int = 6,
                       min_machines: int = 1) -> st.SearchStrategy:
     """Valid :class:`~steady.ethernet.cluster.Cluster` objects with
-    ``min_machines..max_machines`` machines and ``1..max_switches`` switches.
+    ``min_machines..max_machines`` machines and ``1..max_switches`` switches.  Every
+    parameter may be a strategy; bad values raise hypothesis' InvalidArgument naming
+    the parameter, when the strategy is defined (values) or drawn (strategies).
 
     Example: ``@given(switched_clusters(max_machines=8, max_switches=4))``."""
-    if not 1 <= min_machines <= max_machines or max_switches < 1:
-        raise InvalidArgument("need 1 <= min_machines <= max_machines and max_switches >= 1")
+    _define(max_machines=(max_machines, _integer(1)), max_switches=(max_switches, _integer(1)),
+            min_machines=(min_machines, _integer(1)))
+    if (isinstance(max_machines, int) and isinstance(min_machines, int)
+            and max_machines < min_machines):
+        raise InvalidArgument(f"max_machines={max_machines} < min_machines={min_machines}")
     return _clusters(max_machines, max_switches, min_machines)

@@ -19,23 +19,49 @@ examples shrink towards two clusters, the first one as the root, and small times
 from __future__ import annotations
 
 from hypothesis import strategies as st
-from hypothesis.errors import InvalidArgument
 
+from ..strategies import _boolean, _checked, _define, _fail, _integer, _number
 from .model import Cluster, Grid
 
 __all__ = ["grids"]
 
 
-def grids(min_clusters: int = 2, max_clusters: int = 5,
-          latency: st.SearchStrategy | None = None, gap: st.SearchStrategy | None = None,
-          broadcast_time: st.SearchStrategy | None = None, symmetric: bool = False,
+def _at_least_zero(name, v, drawn=False):
+    if _number(name, v, drawn) < 0:
+        _fail(name, v, drawn, "must be >= 0")
+
+
+def _positive(name, v, drawn=False):
+    if _number(name, v, drawn) <= 0:
+        _fail(name, v, drawn, "must be > 0")
+
+
+def _times(value, default, check) -> st.SearchStrategy:
+    """The strategy of one kind of time: the default, a strategy (its draws checked)
+    or one constant."""
+    if value is None:
+        return default
+    if isinstance(value, st.SearchStrategy):
+        def checked(v):
+            check("", v, drawn=True)
+            return v
+        return value.map(checked)
+    return st.just(value)
+
+
+def grids(min_clusters: int = 2, max_clusters: int | None = 5, latency=None, gap=None,
+          broadcast_time=None, symmetric: bool = False,
           any_root: bool = True) -> st.SearchStrategy:
-    """Grids of ``min_clusters`` to ``max_clusters`` clusters ``"C0" ..``.
+    """Grids of ``min_clusters`` to ``max_clusters`` clusters ``"C0" ..`` (``None``:
+    ``min_clusters + 3``).
 
     ``latency`` (default integers 0..2), ``gap`` (default 1..3, must draw values > 0) and
-    ``broadcast_time`` (default 0..6) draw the times — narrow on purpose, so that two
-    candidate sends often tie; with ``symmetric=True`` L and g are
-    drawn once per unordered pair; with ``any_root=False`` the root is cluster C0.
+    ``broadcast_time`` (default 0..6) draw the times -- narrow on purpose, so that two
+    candidate sends often tie; each may also be one constant (an exact number, or a
+    float by its decimal text).  With ``symmetric=True`` L and g are drawn once per
+    unordered pair; with ``any_root=False`` the root is cluster C0.  Every parameter
+    may be a strategy; bad values raise hypothesis' InvalidArgument naming the
+    parameter, when the strategy is defined (values) or drawn (strategies).
 
     Example::
 
@@ -43,28 +69,45 @@ def grids(min_clusters: int = 2, max_clusters: int = 5,
         def test_flat_tree(grid):
             assert len(flat_tree(grid).sends) == grid.size - 1
     """
-    if min_clusters < 2:
-        raise InvalidArgument(f"min_clusters={min_clusters}: a broadcast needs a cluster "
-                              "besides the root's")
-    if max_clusters < min_clusters:
-        raise InvalidArgument(f"max_clusters={max_clusters} < min_clusters={min_clusters}")
-    latency = st.integers(0, 2) if latency is None else latency
-    gap = st.integers(1, 3) if gap is None else gap
-    broadcast_time = st.integers(0, 6) if broadcast_time is None else broadcast_time
+    _define(min_clusters=(min_clusters, _integer(2)),
+            max_clusters=(max_clusters, _integer(2, none_ok=True)),
+            symmetric=(symmetric, _boolean), any_root=(any_root, _boolean))
+    for name, value, check in (("latency", latency, _at_least_zero), ("gap", gap, _positive),
+                               ("broadcast_time", broadcast_time, _at_least_zero)):
+        if value is not None and not isinstance(value, st.SearchStrategy):
+            check(name, value)
+    if (isinstance(min_clusters, int) and isinstance(max_clusters, int)
+            and max_clusters < min_clusters):
+        _fail("max_clusters", max_clusters, False, f"must be >= min_clusters ({min_clusters})")
+    latencies = _times(latency, st.integers(0, 2), _named("latency", _at_least_zero))
+    gaps = _times(gap, st.integers(1, 3), _named("gap", _positive))
+    times = _times(broadcast_time, st.integers(0, 6),
+                   _named("broadcast_time", _at_least_zero))
 
     @st.composite
     def build(draw) -> Grid:
-        n = draw(st.integers(min_clusters, max_clusters))
+        lo = _checked(draw, "min_clusters", min_clusters, _integer(2))
+        hi = _checked(draw, "max_clusters", max_clusters, _integer(2, none_ok=True))
+        hi = lo + 3 if hi is None else hi
+        if hi < lo:
+            _fail("max_clusters", hi, True, f"must be >= min_clusters ({lo})")
+        same = _checked(draw, "symmetric", symmetric, _boolean)
+        anywhere = _checked(draw, "any_root", any_root, _boolean)
+        n = draw(st.integers(lo, hi))
         L = [[0] * n for _ in range(n)]
         g = [[0] * n for _ in range(n)]
         for i in range(n):
             for j in range(n):
-                if i != j and (not symmetric or i < j):
-                    L[i][j], g[i][j] = draw(latency), draw(gap)
-                    if symmetric:
+                if i != j and (not same or i < j):
+                    L[i][j], g[i][j] = draw(latencies), draw(gaps)
+                    if same:
                         L[j][i], g[j][i] = L[i][j], g[i][j]
-        clusters = [Cluster(f"C{k}", draw(broadcast_time)) for k in range(n)]
-        root = draw(st.integers(0, n - 1)) if any_root else 0
+        clusters = [Cluster(f"C{k}", draw(times)) for k in range(n)]
+        root = draw(st.integers(0, n - 1)) if anywhere else 0
         return Grid(clusters, L, g, root, origin="<strategies.grids>")
 
     return build()
+
+
+def _named(name, check):
+    return lambda _, v, drawn=False: check(name, v, drawn)
