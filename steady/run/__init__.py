@@ -1,0 +1,19 @@
+"""Running a schedule for real (issue 20): an MPI program that executes the finite-horizon
+plan of any steady schedule with real messages, checks their delivery on every rank and
+measures the throughput it reaches; and platforms calibrated by MPI ping-pong.  At the
+end of the pipeline: it consumes schedule files only.
+
+- :mod:`.plan`: the plan (002 §5.5 warm-up, periods, clean-up; causal lags), its ideal
+  execution and its independent check -- pure Python, no MPI;
+- :mod:`.baselines`: K x MPI_Bcast (MPICH's binomial tree) and a pipelined chain, as
+  plans for the same engine;
+- :mod:`.payload`: messages with a sequence number and a checksum;
+- :mod:`.engine`: one rank's event loop (real time, emulated port costs);
+- :mod:`.session`: clocks, start, gathering, the deadline; :mod:`.job`: ``steady run``
+  on every rank; :mod:`.report`: measured against predicted, the trace document;
+- :mod:`.calibrate`: ``steady calibrate``; :mod:`.launch`: ``--launch`` (mpiexec);
+  :mod:`.gantt`: ``steady show --trace``;
+- :mod:`.mpi`: the one door to mpi4py (nothing else in steady imports it).
+
+Importing this package does not import mpi4py (nor initialise MPI).
+"""

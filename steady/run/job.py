@@ -1,0 +1,228 @@
+"""``steady run`` on every rank of an MPI job (ours): rank 0 reads the schedule, checks
+it with the independent verifier, builds the finite-horizon plan (and the baselines'),
+and shares them; every rank then plays its node in each plan; rank 0 gathers the
+outcomes and returns the measurements.
+
+Rank i plays node i of the platform's node list, or the node a ``--map`` file gives it:
+a JSON list of node names (rank i plays the i-th) or an object ``{node: rank}``.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from fractions import Fraction
+
+from ..errors import InputError
+from ..fileio import load_json
+from . import payload
+from .engine import Outcome
+from .mpi import load_mpi
+from .report import Measured
+from .session import Session, abort
+
+#: The deadline while rank 0 reads and plans, when --timeout is not given (s).
+SETUP_SECONDS = 300
+#: Without --timeout: this much, plus three times the planned duration of the runs (s).
+SLACK_SECONDS = 30
+
+
+@dataclass
+class Options:
+    schedule: str
+    broadcasts: int
+    size: int
+    unit_ns: int | None        # None: --native
+    map: str | None = None
+    compare: bool = False
+    timeout: float | None = None
+
+
+@dataclass
+class Setup:
+    """What rank 0 shares: plans to run (None = the library's MPI_Bcast), node <-> rank
+    maps, the optimum and the schedule's description."""
+
+    plans: list
+    names: list
+    rank_of: list              # node index -> rank
+    node_of: list              # rank -> node index
+    nodes: tuple
+    optimum: Fraction | None
+    about: dict
+    timeout: float
+
+
+def run_job(options: Options):
+    """Run on every rank: (the session, then on rank 0 (setup, [Measured, ...]), None
+    on the others).  Bad input raises InputError on rank 0 (the others exit quietly
+    with 2)."""
+    MPI = load_mpi()
+    session = Session(MPI, options.timeout or SETUP_SECONDS)
+    if session.rank == 0:
+        try:
+            shared = ("ok", prepare(options, session.size))
+        except InputError as exc:   # (not picklable as it is: its three parts)
+            shared = ("error", (exc.origin, exc.element, exc.reason))
+        session.share(shared, "rank 0 to read the schedule")
+    else:
+        shared = session.share(None, "rank 0 to read the schedule and plan")
+    if shared[0] == "error":
+        if session.rank == 0:
+            raise InputError(*shared[1])
+        raise SystemExit(2)
+    setup = shared[1]
+    session.set_timeout(setup.timeout)
+    node = setup.node_of[session.rank]
+    source = setup.nodes.index(setup.about["source"])
+    messages = None
+    if node == source:   # made before the clock starts: generating is not sending
+        messages = [payload.message(i, options.size) for i in range(options.broadcasts)]
+    results = []
+    for plan, name in zip(setup.plans, setup.names):
+        if plan is None:
+            outcomes = library_bcast(session, options, setup, messages)
+        else:
+            outcomes = session.run(plan, setup.node_of, setup.rank_of, options.size,
+                                   options.unit_ns, messages)
+        if session.rank == 0:
+            results.append(Measured(name, plan, outcomes, options.broadcasts,
+                                    setup.rank_of[source], options.unit_ns,
+                                    None if plan is None or options.unit_ns is None
+                                    else plan.throughput))
+    return session, ((setup, results) if session.rank == 0 else None)
+
+
+def prepare(options: Options, size: int) -> Setup:
+    """Rank 0: read, verify, plan, map (InputError on bad input)."""
+    from ..schedule_file import Schedule
+    from ..verify import verify
+    from .baselines import Unavailable, binomial_plan, chain_plan
+    from .plan import PlanError, steady_plan
+
+    schedule = Schedule.from_file(options.schedule)
+    platform = schedule.platform
+    report = verify(None, schedule, optimality=False)
+    if not report.ok:
+        raise InputError(options.schedule, "schedule", "rejected by steady verify: "
+                         + str(report.violations[0]))
+    nodes = platform.nodes
+    if size != len(nodes):
+        raise InputError(options.schedule, "platform", f"{len(nodes)} nodes but "
+                         f"{size} MPI rank{'s' if size != 1 else ''}: run it with "
+                         f"mpiexec -n {len(nodes)} python -m steady run ... (or steady "
+                         "run --launch)")
+    rank_of = node_ranks(options.map, nodes)
+    if schedule.messages_per_period > options.broadcasts:
+        raise InputError(options.schedule, "messages_per_period", f"the period holds "
+                         f"{schedule.messages_per_period} messages, more than the "
+                         f"{options.broadcasts} broadcasts: make a short period with "
+                         "steady schedule PLATFORM --max-messages M")
+    try:
+        plans = [steady_plan(schedule, options.broadcasts)]
+    except PlanError as exc:
+        raise InputError(options.schedule, "schedule", f"cannot be unrolled: {exc}") \
+            from None
+    names = ["steady schedule"]
+    skipped = {}
+    if options.compare:
+        if options.unit_ns is None:
+            plans.append(None)
+            names.append("K x MPI_Bcast (the library's)")
+        else:
+            try:
+                plans.append(binomial_plan(platform, options.broadcasts,
+                                           {v: rank_of[i] for i, v in enumerate(nodes)}))
+                names.append("K x MPI_Bcast (binomial, emulated)")
+            except Unavailable as exc:
+                skipped["K x MPI_Bcast"] = str(exc)
+        try:
+            plans.append(chain_plan(platform, options.broadcasts))
+            names.append("pipelined chain")
+        except Unavailable as exc:
+            skipped["pipelined chain"] = str(exc)
+    from ..throughput import throughput
+
+    optimum = throughput(platform).throughput
+    node_of = [0] * len(nodes)
+    for n, r in enumerate(rank_of):
+        node_of[r] = n
+    about = {"platform": platform.name or options.schedule, "source": platform.source,
+             "version": schedule.version, "period": schedule.period,
+             "messages_per_period": schedule.messages_per_period,
+             "schedule_throughput": schedule.throughput, "skipped": skipped,
+             "plan": plans[0].about, "planned_makespan": plans[0].makespan_time}
+    timeout = options.timeout or _default_timeout(plans, options)
+    return Setup(plans, names, rank_of, node_of, nodes, optimum, about, timeout)
+
+
+def _default_timeout(plans, options: Options) -> float:
+    planned = sum(float(p.makespan_time) * options.unit_ns / 1e9
+                  for p in plans if p is not None) if options.unit_ns else 0.0
+    # The library's broadcast and native runs have no plan in time: give them room.
+    return SLACK_SECONDS + 3 * planned + (60 if options.unit_ns is None else 0)
+
+
+def node_ranks(path, nodes) -> list:
+    """node index -> rank, from a --map file (module docstring) or the identity."""
+    if path is None:
+        return list(range(len(nodes)))
+    doc = load_json(path)
+    if isinstance(doc, list):
+        unknown = [v for v in doc if v not in nodes]
+        if unknown:
+            raise InputError(path, f"[{doc.index(unknown[0])}]", f"{unknown[0]!r} is not "
+                             "a node of the schedule's platform")
+        if sorted(doc) != sorted(nodes):
+            raise InputError(path, "document", f"must list each of the {len(nodes)} "
+                             "nodes exactly once (rank i plays the i-th)")
+        where = {v: i for i, v in enumerate(doc)}
+        return [where[v] for v in nodes]
+    if isinstance(doc, dict):
+        for v, r in doc.items():
+            if v not in nodes:
+                raise InputError(path, v, "not a node of the schedule's platform")
+            if type(r) is not int or not 0 <= r < len(nodes):
+                raise InputError(path, v, f"rank must be an integer in 0..{len(nodes) - 1}, "
+                                 f"got {r!r}")
+        if sorted(doc) != sorted(nodes) or sorted(doc.values()) != list(range(len(nodes))):
+            raise InputError(path, "document", "must give every node one rank, each rank "
+                             "once")
+        return [doc[v] for v in nodes]
+    raise InputError(path, "document", "a list of node names (rank i plays the i-th) or "
+                     "an object {node: rank}")
+
+
+def library_bcast(session: Session, options: Options, setup: Setup, messages):
+    """K successive MPI_Bcast calls of the library itself (``--native --compare``),
+    each rank checking what it receives.  A watchdog ends the rank at the deadline (a
+    blocking broadcast cannot be tested)."""
+    import numpy as np
+
+    comm = session.comm
+    node = setup.node_of[session.rank]
+    root = setup.rank_of[setup.nodes.index(setup.about["source"])]
+    clock = session.start()
+    outcome = Outcome(session.rank, node)
+    watchdog = threading.Timer(max(session.deadline - session.common_now(), 0) / 1e9,
+                               _library_stuck, (session,))
+    watchdog.daemon = True
+    watchdog.start()
+    buffer = np.empty(options.size, dtype=np.uint8)
+    for i in range(options.broadcasts):
+        data = messages[i] if session.rank == root else buffer
+        comm.Bcast(data, root=root)
+        if session.rank != root:
+            seq, good = payload.read_message(buffer)
+            outcome.received += 1
+            outcome.bad_checksums += not good
+            outcome.unplanned += seq != i
+    outcome.delivered = options.broadcasts
+    outcome.done_ns = outcome.last_available_ns = clock.now()
+    watchdog.cancel()
+    return session.gather(outcome)
+
+
+def _library_stuck(session: Session):
+    abort(session.comm, f"steady: run: no end within --timeout "
+          f"{session.timeout_ns / 1e9:g} s: rank {session.rank} is still in MPI_Bcast")
