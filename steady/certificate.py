@@ -12,6 +12,13 @@ OR-Tools max-flow or :mod:`steady.exact.arborescence`.  It verifies
    at the source costs >= 1 under the weights c_{j,k}(y_j^out + y_k^in);
 3. the reported period is 1/TP.
 
+On a platform with a network section (issue 19), every shared link l that a route
+crosses is one more capacity: the rates load it sum_{e through l} n_e c_l <= 1 (checked
+with 1), and the certificate's link prices z_l >= 0 join the port prices in 2: they sum
+to TP with them, and add z_l c_l to the weight of every arc whose route crosses l
+(proofs/network-links.md).  The routes are read from the platform here, independently
+of the solver's rows.
+
 Together 1 and 2 prove that TP is the optimum of the scope's problem (weak duality).
 """
 
@@ -52,6 +59,7 @@ def check(platform, result) -> CheckReport:
         report.problems.append(f"period {result.period} is not 1/throughput")
     n = {arc: Fraction(x) for arc, x in result.n.items()}
     _check_rates(scope, n, report)
+    _check_link_loads(scope, n, report)
     if report.problems:
         return report
     _check_flows(scope, n, tp, report)
@@ -98,6 +106,43 @@ def _check_rates(scope, n, report):
                 report.problems.append(f"{port} of {v} busy {t} > 1 per time unit")
 
 
+def shared_link_arcs(platform) -> dict:
+    """{link id: (cost, [arcs whose route crosses it])} for the shared links of the
+    platform's network section that some route of an arc of ``platform`` crosses;
+    empty without a network.  Public for the other independent checker
+    (steady.verify)."""
+    network = getattr(platform, "network", None)
+    found: dict = {}
+    if network is None:
+        return found
+    for (tail, head), ids in network.routes.items():
+        if not platform.has_link(tail, head):
+            continue
+        for lid in ids:
+            link = network.link(lid)
+            if link.sharing == "shared":
+                found.setdefault(lid, (link.cost, []))[1].append((tail, head))
+    return found
+
+
+def link_price_weights(platform, link_prices) -> dict:
+    """{arc: sum of z_l c_l over the shared links of its route} (issue 19)."""
+    weights: dict = {}
+    for lid, (cost, arcs) in shared_link_arcs(platform).items():
+        z = Fraction(link_prices.get(lid, 0))
+        if z:
+            for arc in arcs:
+                weights[arc] = weights.get(arc, Fraction(0)) + z * cost
+    return weights
+
+
+def _check_link_loads(scope, n, report):
+    for lid, (cost, arcs) in shared_link_arcs(scope).items():
+        busy = sum((n.get(arc, Fraction(0)) for arc in arcs), Fraction(0)) * cost
+        if busy > 1:
+            report.problems.append(f"shared link {lid} busy {busy} > 1 per time unit")
+
+
 def _check_flows(scope, n, tp, report):
     scale = lcm(tp.denominator, *(x.denominator for x in n.values()))
     graph = nx.DiGraph()
@@ -115,13 +160,19 @@ def _check_flows(scope, n, tp, report):
 def _check_prices(scope, certificate, tp, report):
     out_p = {v: Fraction(p) for v, p in certificate.out_prices.items()}
     in_p = {v: Fraction(p) for v, p in certificate.in_prices.items()}
-    if any(p < 0 for p in list(out_p.values()) + list(in_p.values())):
-        report.problems.append("a port price is negative")
+    link_p = {l: Fraction(p) for l, p in getattr(certificate, "link_prices", {}).items()}
+    if any(p < 0 for p in [*out_p.values(), *in_p.values(), *link_p.values()]):
+        report.problems.append("a port price is negative" if not link_p
+                               else "a port or link price is negative")
         return
-    total = sum(out_p.values(), Fraction(0)) + sum(in_p.values(), Fraction(0))
+    total = (sum(out_p.values(), Fraction(0)) + sum(in_p.values(), Fraction(0))
+             + sum(link_p.values(), Fraction(0)))
     if total != tp:
-        report.problems.append(f"port prices sum to {total}, not TP = {tp}")
+        what = "port and link prices" if link_p else "port prices"
+        report.problems.append(f"{what} sum to {total}, not TP = {tp}")
+    extra = link_price_weights(scope, link_p)
     weights = {l.arc: l.cost * (out_p.get(l.tail, 0) + in_p.get(l.head, 0))
+               + extra.get(l.arc, 0)
                for l in scope.links if l.head != scope.source}  # nothing enters the root
     cost = _min_arborescence_cost(scope.nodes, weights)
     if cost is None:

@@ -1,0 +1,189 @@
+"""SimGrid on the command line (issue 19): ``steady import simgrid`` and ``steady replay``.
+
+Only argparse wiring and presentation live here; :mod:`steady.simgrid` computes, and is
+imported when a command runs.  SimGrid's Python bindings are found at run time
+(:mod:`steady.simgrid.locate`); without them both commands stop with one line saying
+how to install them (exit code 2).
+"""
+
+from __future__ import annotations
+
+import sys
+
+from ..errors import InputError
+from ..numbers import decimal_text, format_exact, parse_exact
+from .files import write_output
+from .options import output_file
+from ..present.sheet import IN_JSON, number, per_time_unit, print_json, print_sheet
+
+
+def _size(text) -> object:
+    from ..simgrid.units import parse_size
+
+    try:
+        return parse_size(text)
+    except ValueError as exc:
+        raise InputError("<command line>", "--size", f"{exc} (e.g. 1MB = 10^6 bytes, "
+                         "1MiB = 2^20)") from None
+
+
+def _cmd_import_simgrid(args) -> int:
+    from ..progress import StageBar
+    from ..simgrid.importer import import_simgrid
+
+    size = _size(args.size)
+    if args.max_hosts < 2:
+        raise InputError("<command line>", "--max-hosts", "must be >= 2")
+    with StageBar(["SimGrid routes", "file"], args.quiet) as bar:
+        bar.stage("SimGrid routes")
+        report = import_simgrid(args.platform, size, args.source, args.hosts,
+                                args.max_hosts)
+        bar.stage("file")
+        text = report.platform.to_json()
+    if not args.output and not args.json:
+        sys.stdout.write(text)          # the document itself: steady import ... > x.json
+        _dropped_note(report)
+        return 0
+    write_output(args.output, text)
+    if args.json:
+        doc = report.to_dict()
+        doc["file"] = args.output
+        print_json(doc)
+        return 0
+    p = report.platform
+    net = p.network
+    rows = [("platform", f"{p.name}: {len(p.nodes)} hosts, {len(p.links)} arcs "
+                         f"(routes of SimGrid), source {p.source}"),
+            ("network", f"{len(net.links)} links on the routes, "
+                        f"{len(net.shared_links())} shared"),
+            ("costs", f"seconds per message of {format_exact(size)} bytes; latencies as "
+                      "start-ups"),
+            ("hosts", f"{report.selected} selected of {report.hosts} in the file"
+                      + (f", {len(report.dropped)} unreachable dropped" if report.dropped
+                         else ""))]
+    if report.no_route or report.empty_routes:
+        rows.append(("routes", f"{report.no_route} host pairs without a route, "
+                               f"{report.empty_routes} with an empty route (not arcs)"))
+    if report.crashed:
+        rows.append(("SimGrid", f"crashed on {len(report.crashed)} routes (first: "
+                                f"{report.crashed[0][0]} -> {report.crashed[0][1]})"))
+    rows.append(("exact", "every number from the file's decimals" if not report.inexact
+                 else f"{report.inexact} numbers from SimGrid's doubles (not in the file)"))
+    rows.append(("file", f"{args.output}, {len(text.encode())} bytes"))
+    print_sheet(rows)
+    return 0
+
+
+def _dropped_note(report) -> None:
+    if report.dropped:
+        print(f"steady: import: {len(report.dropped)} hosts unreachable from "
+              f"{report.platform.source}, dropped (first: {report.dropped[0]})",
+              file=sys.stderr)
+
+
+def _cmd_replay(args) -> int:
+    from ..schedule_file import Schedule
+    from ..simgrid.replay import replay
+
+    size = _size(args.size)
+    if args.periods < 1:
+        raise InputError("<command line>", "--periods", f"must be >= 1, not {args.periods}")
+    schedule = Schedule.from_file(args.schedule)
+    report = replay(args.platform, schedule, size, args.periods, args.with_latency)
+    below = args.min_ratio is not None and report.ratio < _ratio(args.min_ratio)
+    if args.json:
+        print_json(report.to_dict())
+    else:
+        worst = report.worst
+        if "step" in worst:
+            worst_text = (f"step {worst['step']} (period {worst['period']}): "
+                          f"{_dec(worst['simulated'])} s simulated for "
+                          f"{_dec(worst['predicted'])} s predicted, x{worst['ratio']:.6f}")
+        else:
+            worst_text = (f"transfer {worst.get('transfer')} (period {worst.get('period')})"
+                          f" ends {worst.get('late', 0):.3g} s late")
+        rows = [("platform", f"{report.platform} (schedule version {report.version})"),
+                ("model", report.model),
+                ("periods", f"{report.periods}" + ("" if report.scale == 1 else
+                            f", sizes scaled by {format_exact(report.scale)} (CM02 with "
+                            "latency factor 0 scales every time alike)")),
+                ("period", f"predicted {number(report.predicted_period, IN_JSON)} s, "
+                           f"simulated {report.simulated_period:.9g} s"),
+                ("throughput", f"predicted {per_time_unit(report.predicted_throughput, 'message', IN_JSON)}"
+                               f", simulated {report.simulated_throughput:.9g}"),
+                ("ratio", f"{report.ratio:.6f} (simulated / predicted throughput)"),
+                ("worst", worst_text)]
+        print_sheet(rows)
+    if below:
+        print(f"steady: replay: ratio {report.ratio:.6f} is below --min-ratio "
+              f"{args.min_ratio}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _dec(text) -> str:
+    try:
+        return decimal_text(parse_exact(text), 9)
+    except (ValueError, TypeError):
+        return str(text)
+
+
+def _ratio(text):
+    try:
+        value = parse_exact(text)
+    except ValueError as exc:
+        raise InputError("<command line>", "--min-ratio", str(exc)) from None
+    return float(value)
+
+
+def add_commands(sub) -> None:
+    """``steady import simgrid`` and ``steady replay``."""
+    from ..simgrid.importer import MAX_HOSTS
+
+    im = sub.add_parser("import", help="turn another tool's platform into a "
+                        "steady-platform (SimGrid)")
+    kinds = im.add_subparsers(dest="kind", required=True, metavar="KIND")
+    sg = kinds.add_parser(
+        "simgrid", help="a SimGrid platform file (needs SimGrid's Python bindings)",
+        description="Read a SimGrid platform with SimGrid itself and write a "
+                    "steady-platform: hosts are nodes, every routed host pair an arc "
+                    "costing SIZE / its slowest link (seconds), latencies as start-ups, "
+                    "and a network section with every link on the routes (shared or "
+                    "fatpipe) and each arc's route.  Without -o (and --json) the "
+                    "document goes to stdout.")
+    sg.add_argument("platform", help="SimGrid platform file (.xml)")
+    sg.add_argument("--size", required=True, metavar="SIZE", help="message size, with "
+                    "SimGrid's units: 1MB = 10^6 bytes, 1MiB = 2^20, 8kb = 1000 bytes")
+    sg.add_argument("--source", metavar="HOST", help="the broadcasting host (default: "
+                    "the first selected host in natural order)")
+    sg.add_argument("--hosts", metavar="REGEX", help="keep the hosts whose name matches "
+                    "(Python re.search); big platforms need it")
+    sg.add_argument("--max-hosts", type=int, default=MAX_HOSTS, metavar="N",
+                    help=f"refuse more selected hosts than this (default {MAX_HOSTS}: "
+                         "the platform grows as hosts squared)")
+    sg.add_argument("-o", "--output", metavar="OUT.json", type=output_file,
+                    help="write the steady-platform "
+                    "here (atomically)")
+    sg.add_argument("--json", action="store_true", help="machine-readable summary")
+    sg.add_argument("--quiet", action="store_true", help="no progress bar on stderr")
+    sg.set_defaults(run=_cmd_import_simgrid)
+
+    re = sub.add_parser(
+        "replay", help="run a schedule in SimGrid: simulated against predicted",
+        description="Run SCHEDULE (steady-schedule v1 steps or v2 timetable) in SimGrid "
+                    "on PLATFORM, the file it was imported from, with messages of SIZE "
+                    "bytes; network model CM02, bandwidth factor 1, latency factor 0, "
+                    "no TCP window limit, no cross traffic.  Reports the simulated and "
+                    "predicted period and throughput and the worst step.")
+    re.add_argument("platform", help="SimGrid platform file (.xml)")
+    re.add_argument("schedule", help="steady-schedule file")
+    re.add_argument("--size", required=True, metavar="SIZE", help="message size, as "
+                    "given to steady import simgrid")
+    re.add_argument("--periods", type=int, default=1, metavar="R",
+                    help="periods run back to back (default 1)")
+    re.add_argument("--with-latency", action="store_true", help="latency factor 1: every "
+                    "transfer also pays its route's latency (not in the prediction)")
+    re.add_argument("--min-ratio", metavar="R", help="exit 1 when simulated / predicted "
+                    "throughput is below R")
+    re.add_argument("--json", action="store_true", help="machine-readable report")
+    re.set_defaults(run=_cmd_replay)

@@ -1,0 +1,203 @@
+"""``steady replay``: a schedule run in SimGrid, the measure of truth (ours, issue 19).
+
+The network model is stated, not SimGrid's default: CM02 (max-min fair sharing of every
+link, each flow bounded by its route's slowest link), bandwidth factor 1, latency
+factor 0 (latencies are start-ups, which the steady-state model leaves out: 002 §6),
+no TCP window limit (TCP-gamma 0), no cross traffic, weight-S 0.  A transfer of k
+messages over a contention-free route then takes exactly k x cost, as steady predicts.
+``latency=True`` replays with latency factor 1 instead (each transfer pays its route's
+latency; the prediction does not).
+
+A version 1 schedule runs as its semantics say: the steps in order, each step's
+transfers (merged per link) started together at full speed, the next step when all have
+finished; ``periods`` periods back to back.  (SimGrid shares a link max-min fairly, not
+in proportion to what each transfer needs, so a step whose transfers only fit the link
+together may still run late: the replay shows it, it is not hidden by pacing.)  A
+version 2 (timed) schedule starts every transfer at its own start in every period, at
+full speed.
+
+CM02 with latency factor 0 is homogeneous -- scaling every size by α scales every time
+by α -- so a schedule whose period holds more bytes than SimGrid counts well (beyond
+10^12 per transfer) is replayed at a scale α = 10^-k, said in the report.
+
+Reported: predicted and simulated period and throughput, their ratio
+(simulated throughput / predicted), and the worst step (or transfer): the largest
+simulated / predicted duration.  Simulated times are SimGrid's doubles.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+from ..errors import InputError
+from ..numbers import format_exact
+from .locate import WorkerCrash, run_worker
+from .xmlinfo import exact_of, read_facts
+
+MODEL = ("network/model:CM02", "network/bandwidth-factor:1", "network/latency-factor:0",
+         "network/weight-S:0", "network/TCP-gamma:0", "network/crosstraffic:0")
+MODEL_TEXT = ("CM02, bandwidth factor 1, latency factor {lat}, no TCP window limit "
+              "(TCP-gamma 0), no cross traffic")
+#: Largest bytes in one simulated transfer before the replay is scaled down.
+MAX_BYTES = 10 ** 12
+
+
+@dataclass
+class ReplayReport:
+    """Predicted against simulated (times in seconds; simulated ones are doubles)."""
+
+    platform: str
+    version: int
+    periods: int
+    scale: Fraction
+    model: str
+    predicted_period: Fraction
+    simulated_period: float
+    messages_per_period: int
+    worst: dict = field(default_factory=dict)
+
+    @property
+    def predicted_throughput(self) -> Fraction:
+        return self.messages_per_period / self.predicted_period
+
+    @property
+    def simulated_throughput(self) -> float:
+        return self.messages_per_period / self.simulated_period
+
+    @property
+    def ratio(self) -> float:
+        """Simulated throughput / predicted throughput."""
+        return float(self.predicted_period) / self.simulated_period
+
+    def to_dict(self) -> dict:
+        return {"platform": self.platform, "version": self.version,
+                "periods": self.periods, "scale": format_exact(self.scale),
+                "model": self.model,
+                "messages_per_period": self.messages_per_period,
+                "predicted_period": format_exact(self.predicted_period),
+                "simulated_period": repr(self.simulated_period),
+                "predicted_throughput": format_exact(self.predicted_throughput),
+                "simulated_throughput": repr(self.simulated_throughput),
+                "ratio": repr(self.ratio), "worst": self.worst}
+
+
+def replay(xml_path, schedule, size: Fraction, periods: int = 1,
+           latency: bool = False) -> ReplayReport:
+    """Replay ``schedule`` (a Schedule) on the SimGrid platform ``xml_path`` with
+    messages of ``size`` bytes; see the module docstring."""
+    origin = str(xml_path)
+    if not os.path.isfile(xml_path):
+        raise InputError(origin, "file", "no such file")
+    if periods < 1:
+        raise InputError("<command line>", "--periods", "must be >= 1")
+    facts = read_facts(xml_path)
+    platform = schedule.platform
+    arcs = sorted({t.arc for t in schedule.all_transfers()})
+    scale = _scale(schedule, size)
+    config = list(MODEL)
+    if latency:
+        config[2] = "network/latency-factor:1"
+    request = {"op": "replay", "platform": os.path.abspath(xml_path), "config": config,
+               "periods": periods, "arcs": [list(a) for a in arcs]}
+    if schedule.version == 2:
+        request.update(period=float(schedule.period * scale),
+                       timed=[[t.tail, t.head, _bytes(t.messages, size, scale),
+                               float(t.start * scale)] for t in schedule.transfers])
+    else:
+        request["steps"] = [_step(step, size, scale) for step in schedule.steps]
+    try:
+        lines = run_worker(request)
+    except WorkerCrash as crash:
+        raise InputError(origin, "SimGrid", f"the replay failed: {crash.reason}") from None
+    answer = {k: v for line in lines for k, v in line.items()}
+    if "missing" in answer:
+        raise InputError(origin, "hosts", "the schedule names hosts the platform lacks: "
+                         + ", ".join(answer["missing"][:5]))
+    _check_costs(platform, answer["bandwidth"], size, facts, origin)
+    model = MODEL_TEXT.format(lat=1 if latency else 0)
+    name = platform.name or os.path.basename(origin)
+    if schedule.version == 2:
+        return _timed_report(schedule, answer["transfers"], periods, scale, name, model)
+    return _steps_report(schedule, answer["steps"], periods, scale, name, model)
+
+
+def _scale(schedule, size: Fraction) -> Fraction:
+    """α = 10^-k making the largest transfer at most MAX_BYTES bytes (1 when it is)."""
+    largest = max((t.messages for t in schedule.all_transfers()), default=1) * size
+    alpha = Fraction(1)
+    while largest * alpha > MAX_BYTES:
+        alpha /= 10
+    return alpha
+
+
+def _bytes(messages: int, size: Fraction, scale: Fraction) -> int:
+    return max(1, round(messages * size * scale))
+
+
+def _step(step, size, scale) -> list:
+    """The step's transfers merged per link: [tail, head, bytes]."""
+    load: dict = {}
+    for t in step.transfers:
+        load[t.arc] = load.get(t.arc, 0) + t.messages
+    return [[u, v, _bytes(k, size, scale)] for (u, v), k in load.items()]
+
+
+def _check_costs(platform, bandwidth: dict, size, facts, origin) -> None:
+    """Every arc of the schedule costs SIZE / (its route's slowest bandwidth): the
+    platform was imported from this file with this --size."""
+    for key, bw in bandwidth.items():
+        u, v = key.split("\t")
+        if bw is None:
+            raise InputError(origin, f"route {u} -> {v}", "empty in SimGrid")
+        exact, _ = exact_of(bw, facts.bandwidths)
+        expected = size / exact
+        if not platform.has_link(u, v) or platform.cost(u, v) != expected:
+            have = format_exact(platform.cost(u, v)) if platform.has_link(u, v) else "none"
+            raise InputError(origin, f"route {u} -> {v}", f"costs {have} s in the "
+                             f"schedule, {format_exact(expected)} s for --size "
+                             f"{format_exact(size)} bytes here: replay with the --size and "
+                             "platform the schedule was imported with")
+
+
+def _steps_report(schedule, ends, periods, scale, name, model) -> ReplayReport:
+    steps = schedule.steps
+    worst = None
+    begin = 0.0
+    for k, end in enumerate(ends):
+        step = steps[k % len(steps)]
+        predicted = float(step.duration * scale)
+        ratio = (end - begin) / predicted if predicted else 1.0
+        if worst is None or ratio > worst["ratio"]:
+            worst = {"step": k % len(steps), "period": k // len(steps),
+                     "predicted": format_exact(step.duration * scale),
+                     "simulated": repr(end - begin), "ratio": ratio}
+        begin = end
+    simulated = ends[-1] / periods / float(scale)
+    return ReplayReport(name, 1, periods, scale, model, schedule.period, simulated,
+                        schedule.messages_per_period, worst or {})
+
+
+def _timed_report(schedule, ends, periods, scale, name, model) -> ReplayReport:
+    platform = schedule.platform
+    transfers = schedule.transfers
+    worst = None
+    predicted_end = Fraction(0)
+    for k, end in enumerate(ends):
+        p, j = divmod(k, len(transfers))
+        t = transfers[j]
+        due = (p * schedule.period + t.start + t.messages * platform.cost(*t.arc)) * scale
+        predicted_end = max(predicted_end, due)
+        late = end - float(due)
+        if worst is None or late > worst["late"]:
+            worst = {"transfer": j, "period": p, "predicted_end": format_exact(due),
+                     "simulated_end": repr(end), "late": late}
+    makespan = max(ends) if ends else 0.0
+    # the last period ends at its last transfer: the simulated makespan against the
+    # predicted one, spread over the periods
+    predicted_total = predicted_end / scale
+    simulated = float(schedule.period) * (makespan / float(scale)) / float(predicted_total) \
+        if predicted_total else float(schedule.period)
+    return ReplayReport(name, 2, periods, scale, model, schedule.period, simulated,
+                        schedule.messages_per_period, worst or {})
