@@ -53,3 +53,26 @@ def ratio_plot(points, path, title: str) -> None:
     ax.legend(loc="lower right")
     fig.tight_layout()
     save(plt, fig, path)
+
+
+def tradeoff_plot(rows, path, title: str) -> None:
+    """``steady tradeoff --plot``: the certified ratio against M, messages per period at
+    most, for the timetable (version 2) and, when measured, the synchronous steps
+    (version 1, ``--steps``) on the same trees."""
+    plt = pyplot(path, "--plot")
+    fig, ax = plt.subplots(figsize=(6, 4))
+    m = [r["max_messages"] for r in rows]
+    ax.semilogx(m, [float(r["ratio"]) for r in rows], "o-", label="timetable (v2)")
+    if rows and "steps_ratio" in rows[0]:
+        ax.semilogx(m, [float(r["steps_ratio"]) for r in rows], "s--",
+                    label="synchronous steps (v1)")
+        for r in rows:
+            ax.annotate(f"{r['steps']} steps", (r["max_messages"], float(r["steps_ratio"])),
+                        textcoords="offset points", xytext=(4, -12), fontsize=7)
+    ax.set_xlabel("M, messages per period at most")
+    ax.set_ylabel("certified ratio to the optimum")
+    ax.set_title(f"{title}: short-period schedules")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(loc="lower right")
+    fig.tight_layout()
+    save(plt, fig, path)

@@ -1,17 +1,21 @@
 """Showing one period of a schedule: the table of 002 §4.4 and a Gantt chart.
 
-The table has a row per link and a column per step (a matching of Thm 6), each cell
-listing the messages sent per tree (``T0x3`` = three messages of tree 0).  The Gantt
-chart draws, for every node, its send port and its receive port over one period,
-coloured by tree; it needs matplotlib (the ``plot`` extra).  Times are drawn as floats:
-a picture, never a result.
+For steps (steady-schedule version 1) the table has a row per link and a column per step
+(a matching of Thm 6), each cell listing the messages sent per tree (``T0x3`` = three
+messages of tree 0); for a timetable (version 2) a row per link lists its transfers in
+time order, each with its start.  The Gantt chart draws, for every node, its send port
+and its receive port over one period, coloured by tree (with the step boundaries of a
+version 1 schedule); it needs matplotlib (the ``plot`` extra).  Times are drawn as
+floats: a picture, never a result.
 """
 
 from __future__ import annotations
 
 from fractions import Fraction
 
-from ..numbers import format_exact, many_digits
+from ..errors import InputError, shorten
+from ..numbers import decimal_text, format_exact, many_digits
+from ..schedule_file import TIMED, timed
 from .plots import pyplot, save
 
 _WIDE = 12  # more steps than this: one block per step instead of a grid
@@ -27,7 +31,9 @@ def _cell(transfers) -> str:
 
 
 def period_table(schedule) -> str:
-    """One period as text (002 §4.4 style)."""
+    """One period as text (002 §4.4 style; a timetable: a row per link)."""
+    if schedule.version == TIMED:
+        return _timetable(schedule)
     with many_digits():
         head = (f"period {format_exact(schedule.period)}, "
                 f"{schedule.messages_per_period} messages per period, "
@@ -68,9 +74,69 @@ def _grid(schedule) -> list[str]:
     return ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows]
 
 
-def gantt(schedule, path) -> None:
-    """Draw the send and receive ports of every node over one period (png or svg)."""
+def _timetable(schedule) -> str:
+    """A timetable (version 2): a row per link, its transfers by start time."""
+    platform = schedule.platform
+    with many_digits():
+        head = (f"period {format_exact(schedule.period)}, "
+                f"{schedule.messages_per_period} messages per period, "
+                f"throughput {format_exact(schedule.throughput)}, "
+                f"{len(schedule.trees)} trees, {len(schedule.transfers)} transfers "
+                "(a timetable)")
+        by_link: dict[tuple[str, str], list] = {}
+        for t in sorted(schedule.transfers, key=lambda t: t.start):
+            by_link.setdefault(t.arc, []).append(t)
+        lines = [head]
+        for (u, v), transfers in by_link.items():
+            busy = sum(t.messages for t in transfers) * platform.cost(u, v)
+            cells = ", ".join(f"{_time(t.start)} T{t.tree}x{t.messages}" for t in transfers)
+            lines.append(f"{u}->{v} (busy {_time(busy)}): {cells}")
+    return "\n".join(lines + ["", "legend: t Tkxm = m messages of tree k sent over the "
+                                   "link from time t, back to back (m x the link's cost)"])
+
+
+def _time(x: Fraction) -> str:
+    """An exact time when it is short, else its decimal (the file has it whole)."""
+    text = format_exact(x)
+    return text if len(text) <= 12 else "~" + decimal_text(x, 4)
+
+
+def check_links(schedule, origin) -> None:
+    """What drawing needs: every transfer over a link of the schedule's platform (whose
+    cost gives its length).  Otherwise one line naming the first (InputError, exit code
+    2); ``steady verify`` lists every violation."""
+    links = schedule.platform
+    located = ([(f"transfers[{j}]", t) for j, t in enumerate(schedule.transfers)]
+               + [(f"steps[{i}].transfers[{j}]", t) for i, step in enumerate(schedule.steps)
+                  for j, t in enumerate(step.transfers)])
+    for where, t in located:
+        if not links.has_link(t.tail, t.head):
+            raise InputError(str(origin), where, f"{shorten(t.tail)}->{shorten(t.head)} "
+                             "is not a link of the schedule's platform (steady verify "
+                             "lists every problem)")
+
+
+def port_bars(schedule) -> dict[tuple[str, str], list]:
+    """What the Gantt chart draws, exactly: {(node, "send" | "recv"): [(start, length,
+    tree)]} by start, each transfer on its sender's and its receiver's row (a version 1
+    schedule in its timed form).  Every link must exist (:func:`check_links`)."""
+    bars: dict[tuple[str, str], list] = {}
+    for t in sorted(timed(schedule).transfers, key=lambda t: t.start):
+        length = t.messages * schedule.platform.cost(t.tail, t.head)
+        bars.setdefault((t.tail, "send"), []).append((t.start, length, t.tree))
+        bars.setdefault((t.head, "recv"), []).append((t.start, length, t.tree))
+    return bars
+
+
+def gantt(schedule, path, origin="schedule") -> None:
+    """Draw the send and receive ports of every node over one period (png or svg):
+    each transfer from its start for messages x cost, coloured by tree; a version 1
+    schedule's steps start one after the other, its transfers on one link back to back
+    (:func:`steady.schedule_file.timed`), and its step boundaries are drawn.  A
+    transfer over a missing link is refused first (:func:`check_links`, ``origin``
+    naming the schedule)."""
     plt = pyplot(path, "--gantt")
+    check_links(schedule, origin)
     nodes = list(schedule.platform.nodes)
     rows = {}
     for k, v in enumerate(nodes):
@@ -78,25 +144,36 @@ def gantt(schedule, path) -> None:
         rows[(v, "recv")] = 2 * k + 1
     colours = plt.get_cmap("tab20")
     fig, ax = plt.subplots(figsize=(10, max(3, 0.35 * len(rows))))
+    period = schedule.period
+    bars: dict[tuple[int, int], list] = {}   # (row, colour) -> bars: one call each
+    for port, spans in port_bars(schedule).items():
+        for start, length, tree in spans:
+            # Periods can have thousands of digits: draw fractions of the period.
+            bar = (float(start / period), float(length / period))
+            bars.setdefault((rows[port], tree % 20), []).append(bar)
+    for (row, colour), spans in bars.items():
+        # thin white edges: back-to-back transfers of one tree stay apart
+        ax.broken_barh(spans, (row - 0.4, 0.8), facecolors=colours(colour),
+                       edgecolors="white", linewidths=0.3)
+    shown = min(len(schedule.trees), 20)
+    if shown:
+        from matplotlib.patches import Patch
+
+        many = len(schedule.trees) > 20  # colours repeat every 20 trees
+        ax.legend(handles=[Patch(color=colours(l), label=f"trees {l}, {l + 20}, ..."
+                                 if many else f"tree {l}") for l in range(shown)],
+                  loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=7, frameon=False)
     start = Fraction(0)
     for step in schedule.steps:
-        clock: dict[tuple[str, str], Fraction] = {}
-        for t in step.transfers:
-            begin = clock.get(t.arc, start)
-            length = t.messages * schedule.platform.cost(t.tail, t.head)
-            # Periods can have thousands of digits: draw fractions of the period.
-            bar = (float(begin / schedule.period), float(length / schedule.period))
-            for row in (rows[(t.tail, "send")], rows[(t.head, "recv")]):
-                ax.broken_barh([bar], (row - 0.4, 0.8),
-                               facecolors=colours(t.tree % 20))
-            clock[t.arc] = begin + length
         start += step.duration
-        ax.axvline(float(start / schedule.period), color="0.8", linewidth=0.5)
+        ax.axvline(float(start / period), color="0.8", linewidth=0.5)
     ax.set_yticks(list(rows.values()))
     ax.set_yticklabels([f"{v} {port}" for v, port in rows])
     ax.invert_yaxis()
-    ax.set_xlabel(f"fraction of the period ({format_exact(schedule.period)} time units)"
-                  if len(format_exact(schedule.period)) < 30 else "fraction of the period")
-    ax.set_title(f"one period ({len(schedule.steps)} steps), coloured by tree")
+    ax.set_xlabel(f"fraction of the period ({format_exact(period)} time units)"
+                  if len(format_exact(period)) < 30 else "fraction of the period")
+    shape = (f"{len(schedule.steps)} steps" if schedule.version != TIMED
+             else f"a timetable, {len(schedule.transfers)} transfers")
+    ax.set_title(f"one period ({shape}), coloured by tree")
     fig.tight_layout()
     save(plt, fig, path)
