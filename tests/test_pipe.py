@@ -21,6 +21,7 @@ from steady.platform import Link, Platform
 from steady.simulate.engine import simulate, transfers_needed
 from steady.strategies import platforms
 from steady.simulate.unroll import PeriodicPattern, finite_schedule
+from steady.throughput import throughput
 from steady.verify import verify
 from helpers import run, assert_one_line_error
 
@@ -42,7 +43,7 @@ def chain_platform():
 def check_by_simulation(result):
     """The finite schedule of the result, message by message: valid, and its makespan is
     the one reported."""
-    pattern = PeriodicPattern(result.schedule)
+    pattern = PeriodicPattern(result.schedule, result.forwarding)
     sim = simulate(pattern, result.batches, result.share,
                    max_events=transfers_needed(pattern, result.batches))
     assert sim.ok, sim.violations[:5]
@@ -161,7 +162,7 @@ def test_lemma7_bound_and_simulation(platform, size, k):
 def test_candidate_patterns_are_valid_schedules(platform, size, k):
     planner = PipePlanner(platform)
     sliced = slice_platform(platform, size / k)
-    for name, schedule, _ in planner.candidates(size / k):
+    for name, schedule, _, _ in planner.candidates(size / k):
         assert verify(sliced, schedule, optimality=False).ok, name
     for parent in planner.trees:
         assert verify(sliced, tree_pattern(sliced, parent), optimality=False).ok
@@ -177,8 +178,8 @@ def test_candidate_patterns_are_valid_schedules(platform, size, k):
 def test_finite_makespan_shortcut_matches_unrolling(platform, size, k, batches):
     """The makespan of B > W + 1 batches is that of W + 1 batches plus (B - W - 1)·T."""
     planner = PipePlanner(platform)
-    for _, schedule, _ in planner.candidates(size / k):
-        pattern = PeriodicPattern(schedule)
+    for _, schedule, _, rule in planner.candidates(size / k):
+        pattern = PeriodicPattern(schedule, rule)
         share = None if batches % 2 else [min(1, w) for w in pattern.weights]
         assert (finite_makespan(pattern, batches, share)
                 == finite_schedule(pattern, batches, share).makespan)
@@ -212,6 +213,44 @@ def test_paper_schedule_restretched_to_exact_slices(platform, size):
     check_by_simulation(exact)
 
 
+@settings(max_examples=20, deadline=None)
+@given(platforms(max_nodes=5), st.builds(F, st.integers(1, 3), st.integers(1, 4)))
+def test_stretch_timed_is_valid_and_monotone(platform, factor):
+    """A timed schedule compacted onto larger costs (same port orders) stays valid, its
+    period grows with the costs; with costs a·c it is the compacted one times a (what
+    the start-up-free shortcut of PipePlanner relies on)."""
+    from steady.schedule.timed import timed_schedule
+    from steady.simulate.choose import with_trees
+    from steady.simulate.pipe import rescaled, stretch_timed
+
+    result = with_trees(platform, throughput(platform, "trees"))
+    base = stretch_timed(timed_schedule(platform, result, 5)[0], platform)
+    larger = platform.replace_links(Link(l.tail, l.head, l.cost * (1 + factor))
+                                    for l in platform.links)
+    grown = stretch_timed(base, larger)
+    assert verify(larger, grown, optimality=False).ok
+    assert grown.period >= base.period
+    assert grown == rescaled(base, larger, 1 + factor)
+
+
+@settings(max_examples=15, deadline=None)
+@given(platforms(max_nodes=5), sizes, st.integers(1, 12))
+def test_startup_free_shortcut_equals_direct_evaluation(platform, size, k):
+    """Without start-ups PipePlanner scales unit patterns; with the shortcut turned off
+    every candidate is rebuilt on the slice platform: same makespans, except "optimal",
+    whose LP on the scaled costs may pick another number of messages per period (the
+    scaled unit optimum is optimal too)."""
+    planner = PipePlanner(platform)
+    direct = PipePlanner(platform)
+    direct.scaling = False
+    a, b = planner.evaluate(size, k), direct.evaluate(size, k)
+    same = {n for n in a.candidates if n != "optimal"}
+    assert {n: a.candidates[n] for n in same} == {n: b.candidates[n] for n in same}
+    assert a.makespan <= b.makespan
+    check_by_simulation(a)
+    assert verify(slice_platform(platform, size / k), a.schedule, optimality=False).ok
+
+
 def test_best_slices_is_the_brute_force_optimum_for_small_L():
     """For L = 100 on Figure 1 with start-ups the scan stops at a proven limit (every
     larger k has slice_lower_bound(k) >= the best); all k below it, one by one, agree."""
@@ -227,13 +266,17 @@ def test_best_slices_is_the_brute_force_optimum_for_small_L():
 
 # -- Theorem 8 on Figure 1 with start-ups ------------------------------------------------
 
+STEP_PATTERNS = ("stretched", "optimal", "tree")
+
+
 def test_theorem8_ratio_tends_to_one_on_figure1_with_startups():
-    """Measured (exact): best slicing 12, 112, 1118 slices for L = 10^2, 10^4, 10^6 with
-    makespans 869/6, 146261/14, 561499924/559, ratios ~1.4483, ~1.0447, ~1.00447; the
-    paper's ν = 10, 100, 1000 slices give 145, 10450, 1004500 (ratios 1.45, 1.045,
-    1.0045 = 1 + 4.5/ν: L·T* + O(sqrt L))."""
+    """With the synchronous-step patterns only (measured, exact): best slicing 12, 112,
+    1118 slices for L = 10^2, 10^4, 10^6 with makespans 869/6, 146261/14,
+    561499924/559, ratios ~1.4483, ~1.0447, ~1.00447; the paper's ν = 10, 100, 1000
+    slices give 145, 10450, 1004500 (ratios 1.45, 1.045, 1.0045 = 1 + 4.5/ν:
+    L·T* + O(sqrt L))."""
     platform = Platform.from_file(FIGURE1_STARTUP)
-    planner = PipePlanner(platform)
+    planner = PipePlanner(platform, patterns=STEP_PATTERNS)
     ratios, papers = [], []
     for size in (10 ** 2, 10 ** 4, 10 ** 6):
         best = best_slices(platform, size, planner=planner)
@@ -246,6 +289,33 @@ def test_theorem8_ratio_tends_to_one_on_figure1_with_startups():
     assert [p.makespan for p in papers] == [145, 10450, 1004500]
     assert [p.ratio - 1 for p in papers] == [F(9, 2) / nu for nu in (10, 100, 1000)]
     assert ratios == [F(869, 600), F(146261, 140000), F(561499924, 559 * 10 ** 6)]
+
+
+def test_timed_patterns_do_better_on_figure1_with_startups():
+    """With the timed candidates (the default): never worse than the step patterns
+    (they are still candidates), and measured (exact) the paper's slicing drops to
+    L + 4ν + 2 (142, 10402, 1004002), the best slicing to 1823/13 (13 slices),
+    1340155/129 (129) and 1296001958/1291 (1291 slices), all by a timed schedule of at
+    most 5 messages per period with pipelined forwarding; each checked message by
+    message."""
+    platform = Platform.from_file(FIGURE1_STARTUP)
+    planner = PipePlanner(platform)
+    steps = PipePlanner(platform, patterns=STEP_PATTERNS)
+    found = []
+    for size in (10 ** 2, 10 ** 4, 10 ** 6):
+        best = best_slices(platform, size, planner=planner)
+        paper = pipe_paper(platform, size, planner=planner)
+        assert paper.makespan <= pipe_paper(platform, size, planner=steps).makespan
+        assert best.makespan <= best_slices(platform, size, planner=steps).makespan
+        found.append((best.slices, best.makespan, paper.makespan))
+        assert best.pattern == "timed M=5 pipelined" and best.forwarding == "pipelined"
+        if size < 10 ** 6:
+            check_by_simulation(best)
+    nu = [10, 100, 1000]
+    assert [f[2] for f in found] == [size + 4 * n + 2 for size, n in
+                                     zip((10 ** 2, 10 ** 4, 10 ** 6), nu)]
+    assert [(f[0], f[1]) for f in found] == [(13, F(1823, 13)), (129, F(1340155, 129)),
+                                             (1291, F(1296001958, 1291))]
 
 
 def test_figure1_startup_sample():
@@ -274,8 +344,10 @@ def test_cli_json_given_and_paper(capsys):
     code, out, _ = run(capsys, "pipe", FIGURE1_STARTUP, "--size", "10000", "--slices",
                        "paper", "--json")
     doc = json.loads(out)
-    assert code == 0 and (doc["slices"], doc["makespan"], doc["ratio"]) == (100, "10450",
-                                                                            "209/200")
+    # L + 4ν + 2 (test_timed_patterns_do_better_on_figure1_with_startups)
+    assert code == 0 and (doc["slices"], doc["makespan"], doc["ratio"]) == (100, "10402",
+                                                                            "5201/5000")
+    assert doc["pattern"] == "timed M=5 period" and doc["forwarding"] == "period"
     code, out, _ = run(capsys, "pipe", FIGURE1_STARTUP, "--size", "7/2", "--slices", "3",
                        "--json")
     doc = json.loads(out)
@@ -288,8 +360,9 @@ def test_cli_human_output(capsys):
     code, out, err = run(capsys, "pipe", FIGURE1_STARTUP, "--size", "100", "--quiet")
     assert code == 0 and err == ""
     rows = dict(line.split("  ", 1) for line in out.splitlines())
-    assert rows["slices"].strip().startswith("12 ")
-    assert rows["makespan"].strip() == "869/6 (~144.833333)"
+    assert rows["slices"].strip().startswith("13 ")
+    assert rows["makespan"].strip() == "1823/13 (~140.230769)"
+    assert "timed" in rows["schedule"] and "pipelined" in rows["schedule"]
     assert rows["bound L·T*"].strip().startswith("100 ")
 
 

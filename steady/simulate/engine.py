@@ -1,7 +1,7 @@
 """Message-level simulation of a finite broadcast schedule, with its own checks.
 
 Unrolls the blocks of a :class:`steady.simulate.unroll.FiniteSchedule` (built from a
-steady-schedule v1 file alone) into single message transfers: every message number, on
+steady-schedule file alone, version 1 or 2, under a forwarding rule) into single message transfers: every message number, on
 every link, with its start and end time, and checks what 002 §2 demands of any schedule,
 independently of how the blocks were built:
 

@@ -1,21 +1,28 @@
-"""Broadcasting within a time bound K: steady(G, K), opt(G, K) <= K·TP, and the lengths of
-initialization and clean-up (002 §5.5, Lemma 7, Theorem 7).
+"""Broadcasting within a time bound K: steady(G, K), opt(G, K) <= K·TP*, and the lengths of
+warm-up and clean-up (002 §5.5, Lemma 7, Theorem 7).
 
-For a horizon K, the finite schedule of :mod:`steady.simulate.unroll` broadcasts B = r + W whole
-batches of M messages (W warm-up periods, r steady periods of length T) and ends at
-I + r·T + J, where I and J are the lengths of its warm-up and clean-up, constants of
-the periodic schedule.  So
+For a horizon K, the finite schedule of :mod:`steady.simulate.unroll` with B >= W whole
+batches of M messages (W warm-up periods, r = B - W steady periods of length T) ends at
+I + r·T + J, where I and J are the lengths of its warm-up and clean-up, constants of the
+periodic schedule and of its forwarding rule.  So the most whole batches that every node
+holds by K is
 
-    steady(G, K) = M·(W + floor((K - I - J) / T))         for K >= I + J,
+    B*(K) = W + floor((K - I - J) / T)          for K >= I + J,
 
-and for smaller K the largest number of whole batches whose as-soon-as-possible
-unrolling ends by K.  Every counted message reaches every node by K (checked message by
-message by :mod:`steady.simulate.engine`).  Since M = T·TP,
+and for smaller K whole batches whose as-soon-as-possible unrolling ends by K (found by
+bisection, checked).
+One batch more, B* + 1, may already deliver part of its messages by K; ``delivered``
+takes the better of the two (every message counted reaches every node by K, checked
+message by message by :mod:`steady.simulate.engine`).  Since M = T·TP,
 
-    steady(G, K) >= (K - I - J - T)·TP,
+    delivered(K) >= M·B*(K) >= (K - I - J - T)·TP,
 
-and Lemma 7 bounds every schedule by opt(G, K) <= K·TP: the ratio tends to 1
-(Theorem 7), and is >= 1 - ε as soon as K >= (I + J + T)/ε.
+and Lemma 7 bounds every schedule by opt(G, K) <= K·TP*, TP* the *optimum* (not the
+schedule's own throughput: a short-period schedule has TP <= TP*).  The ratio
+delivered / (K·TP*) is at most 1 (a runtime postcondition) and tends to TP / TP* as K
+grows (Theorem 7 when TP = TP*).  TP* comes from the schedule's certificate (port prices:
+sum(y) / c bounds every schedule, proofs/timed-schedule.md (b)) or, without one, from an
+exact solve of the platform.
 
 The paper's own construction routes the initialization and clean-up messages one at a
 time along their tree paths; :func:`sequential_lengths` gives its I and J for the same
@@ -29,13 +36,17 @@ from fractions import Fraction
 
 from ..numbers import format_exact
 from .engine import MAX_EVENTS, simulate, transfers_needed
-from .unroll import PeriodicPattern, finite_schedule
+from .unroll import PeriodicPattern, finite_schedule, unrolled
+
+
+#: delivered() looks at single messages of the last W + 1 batches only up to this work.
+PARTIAL_WORK = 3_000_000
 
 
 @dataclass(frozen=True)
 class Phases:
-    """I and J of our construction, of the plain pipelined unrolling (W·T each) and of
-    the paper's sequential routing; W warm-up periods of length T."""
+    """I and J of our construction, of the plain unrolling (W·T each) and of the
+    paper's sequential routing; W warm-up periods of length T."""
 
     init: Fraction
     cleanup: Fraction
@@ -80,36 +91,119 @@ def sequential_lengths(pattern: PeriodicPattern) -> tuple[Fraction, Fraction]:
     return init, cleanup
 
 
-def steady_count(pattern: PeriodicPattern, horizon, lengths: Phases | None = None) -> int:
-    """steady(G, K): messages that every node holds by time K (whole batches)."""
+def whole_batches(pattern: PeriodicPattern, horizon, lengths: Phases | None = None,
+                  most: int | None = None) -> int:
+    """B*(K): whole batches that every node holds by time K (the most for K >= I + J;
+    below, :func:`short_horizon_batches`).  ``most`` (a bound such as Lemma 7's
+    K·TP*/M) shortens the search below I + J."""
     k = Fraction(horizon)
     p = lengths or phases(pattern)
     if k >= p.init + p.cleanup:
-        r = (k - p.init - p.cleanup) // p.period
-        return (p.warmup_periods + int(r)) * p.messages_per_period
-    return short_horizon_batches(pattern, k) * p.messages_per_period
+        return p.warmup_periods + int((k - p.init - p.cleanup) // p.period)
+    return short_horizon_batches(pattern, k, most)
 
 
-def short_horizon_batches(pattern: PeriodicPattern, horizon: Fraction) -> int:
-    """The most whole batches (fewer than W) whose unrolling ends by ``horizon``."""
-    for batches in range(pattern.warmup - 1, 0, -1):
-        if finite_schedule(pattern, batches, blocks=False).makespan <= horizon:
-            return batches
-    return 0
+def steady_count(pattern: PeriodicPattern, horizon, lengths: Phases | None = None) -> int:
+    """steady(G, K) in whole batches: M·B*(K) messages every node holds by time K."""
+    return whole_batches(pattern, horizon, lengths) * pattern.messages
+
+
+def short_horizon_batches(pattern: PeriodicPattern, horizon: Fraction,
+                          most: int | None = None) -> int:
+    """Whole batches (fewer than W) whose as-soon-as-possible unrolling ends by
+    ``horizon``: the largest found by bisection over 1 .. min(W - 1, most).  The
+    makespan grows with the batches in every case we met, but list scheduling does
+    not promise it, so the answer is only claimed to fit (it is checked), not to be the
+    most; each probe unrolls B + W periods."""
+    lo, hi = 0, pattern.warmup - 1 if most is None else min(pattern.warmup - 1, most)
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if finite_schedule(pattern, mid, blocks=False).makespan <= horizon:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+def completion_times(pattern: PeriodicPattern, batches: int, first_batch: int) -> list:
+    """The ticks (units 1/U) at which the messages of batches first_batch..batches-1
+    of the B-batch finite schedule have reached every node, in message order.  Only the
+    steady periods where those messages travel are placed (a message of batch b is
+    received in periods b .. b + W)."""
+    first_batch = max(first_batch, 0)
+    placed = unrolled(pattern, batches, None, first_batch)[0]
+    others = len(pattern.schedule.platform.nodes) - 1
+    seen: dict[int, list] = {}
+    for _, run, b, first, count, start, _ in placed:
+        if b < first_batch:
+            continue
+        for k in range(count):
+            g = pattern.message_id(b, run.tree, first + k)
+            entry = seen.setdefault(g, [0, 0])
+            entry[0] += 1
+            entry[1] = max(entry[1], start + (k + 1) * run.cost)
+    out = []
+    for g in range(first_batch * pattern.messages, batches * pattern.messages):
+        got, at = seen.get(g, (0, 0))
+        if got != others:   # pragma: no cover - the unrolling delivers every message
+            raise AssertionError(f"postcondition: message {g} reaches {got} of {others} "
+                                 "nodes in the finite schedule")
+        out.append(at)
+    return out
+
+
+def delivered(pattern: PeriodicPattern, horizon, lengths: Phases | None = None,
+              most: int | None = None) -> tuple[int, int]:
+    """(messages every node holds by K, batches of the finite schedule that delivers
+    them): the better of B*(K) whole batches and the part of B*(K) + 1 batches already
+    delivered by K."""
+    k = Fraction(horizon)
+    p = lengths or phases(pattern)
+    best = whole_batches(pattern, k, p, most)
+    count, used = best * pattern.messages, best
+    more = best + 1
+    w = pattern.warmup
+    work = (w + 2) * pattern.messages * len(pattern.schedule.platform.nodes)
+    if (most is None or best < most) and work <= PARTIAL_WORK:
+        # batches below more - W - 1 travel in the same periods as with `best` batches
+        # (steady ones), so they are delivered by K as they were
+        first = max(more - w - 1, 0)
+        ticks = pattern.ticks(k)
+        late = sum(1 for t in completion_times(pattern, more, first) if t <= ticks)
+        if first * pattern.messages + late > count:
+            count, used = first * pattern.messages + late, more
+    return count, used
 
 
 def batches_for(pattern: PeriodicPattern, horizon, lengths: Phases | None = None) -> int:
-    return steady_count(pattern, horizon, lengths) // max(pattern.messages, 1)
+    return whole_batches(pattern, horizon, lengths)
 
 
-def bound(throughput: Fraction, horizon) -> Fraction:
-    """Lemma 7: opt(G, K) <= K·TP."""
-    return Fraction(horizon) * throughput
+def bound(optimum: Fraction, horizon) -> Fraction:
+    """Lemma 7: opt(G, K) <= K·TP*, TP* the optimal throughput (or any upper bound on
+    it, such as a certificate's sum(y) / c)."""
+    return Fraction(horizon) * optimum
+
+
+def certified_optimum(schedule) -> tuple[Fraction, str]:
+    """An upper bound on the platform's optimal throughput, and where it comes from:
+    the certificate's sum(y) / c when the schedule carries port prices (checked by the
+    independent verifier, which recomputes c), else the exact optimum of the platform."""
+    from ..schedule_file import timed
+    from ..verify import verify
+
+    if schedule.certificate is not None:
+        report = verify(None, timed(schedule), optimality=False)
+        if report.bound is not None:
+            return report.bound, "certificate"
+    from ..throughput import throughput
+
+    return throughput(schedule.platform).throughput, "exact optimum"
 
 
 @dataclass(frozen=True)
 class HorizonReport:
-    """What ``steady simulate`` prints: steady(G, K) against Lemma 7's K·TP."""
+    """What ``steady simulate`` prints: delivered(K) against Lemma 7's K·TP*."""
 
     horizon: Fraction
     delivered: int
@@ -121,47 +215,76 @@ class HorizonReport:
     transfers: int             # message transfers of the unrolling
     violations: tuple
     largest_checkable: Fraction | None   # when not simulated: a horizon that fits
+    optimum: Fraction = Fraction(0)      # TP* (or the certificate's bound on it)
+    optimum_source: str = ""
+    forwarding: str = "period"
+    throughput: Fraction = Fraction(0)   # the periodic schedule's own TP
+    choice: dict | None = None           # steady.simulate.choose: how it was picked
 
     def to_dict(self) -> dict:
         """The ``steady simulate --json`` document: exact numbers as ``p/q`` text."""
         p = self.phases
-        return {"horizon": format_exact(self.horizon), "delivered": self.delivered,
-                "bound": format_exact(self.bound),
-                "ratio": None if self.ratio is None else format_exact(self.ratio),
-                "batches": self.batches, "period": format_exact(p.period),
-                "messages_per_period": p.messages_per_period,
-                "warmup_periods": p.warmup_periods,
-                "init": format_exact(p.init), "cleanup": format_exact(p.cleanup),
-                "pipelined_phase": format_exact(p.pipelined),
-                "paper_init": format_exact(p.paper_init),
-                "paper_cleanup": format_exact(p.paper_cleanup),
-                "simulated": self.simulated, "transfers": self.transfers,
-                "largest_checkable_horizon": None if self.largest_checkable is None
-                else format_exact(self.largest_checkable),
-                "violations": list(self.violations)}
+        doc = {"horizon": format_exact(self.horizon), "delivered": self.delivered,
+               "bound": format_exact(self.bound),
+               "ratio": None if self.ratio is None else format_exact(self.ratio),
+               "optimum": format_exact(self.optimum), "optimum_from": self.optimum_source,
+               "throughput": format_exact(self.throughput),
+               "forwarding": self.forwarding,
+               "batches": self.batches, "period": format_exact(p.period),
+               "messages_per_period": p.messages_per_period,
+               "warmup_periods": p.warmup_periods,
+               "init": format_exact(p.init), "cleanup": format_exact(p.cleanup),
+               "pipelined_phase": format_exact(p.pipelined),
+               "paper_init": format_exact(p.paper_init),
+               "paper_cleanup": format_exact(p.paper_cleanup),
+               "simulated": self.simulated, "transfers": self.transfers,
+               "largest_checkable_horizon": None if self.largest_checkable is None
+               else format_exact(self.largest_checkable),
+               "violations": list(self.violations)}
+        if self.choice is not None:
+            doc["choice"] = self.choice
+        return doc
 
 
-def horizon_report(schedule, horizon, max_events: int = MAX_EVENTS) -> HorizonReport:
-    """steady(G, K), and the message-level simulation of its B batches when they fit in
-    ``max_events`` transfers; the simulation must deliver every counted message by K."""
+def horizon_report(schedule, horizon, max_events: int = MAX_EVENTS, optimum=None,
+                   forwarding: str = "period", pattern: PeriodicPattern | None = None,
+                   lengths: Phases | None = None, choice: dict | None = None
+                   ) -> HorizonReport:
+    """delivered(K) of the finite schedule of ``schedule`` under ``forwarding``, against
+    K·TP* (``optimum``: TP* or a certified bound on it; default
+    :func:`certified_optimum`), and the message-level simulation of that finite schedule
+    when it fits in ``max_events`` transfers: it must deliver every counted message by
+    K, and delivered <= K·TP* (Lemma 7) is asserted."""
     k = Fraction(horizon)
-    pattern = PeriodicPattern(schedule)
-    lengths = phases(pattern)
-    delivered = steady_count(pattern, k, lengths)
-    batches = delivered // max(pattern.messages, 1)
+    source = "given"
+    if optimum is None:
+        optimum, source = certified_optimum(schedule)
+    pattern = pattern or PeriodicPattern(schedule, forwarding)
+    lengths = lengths or phases(pattern)
+    bound_k = bound(optimum, k)
+    count, batches = delivered(pattern, k, lengths, most=_most(bound_k, pattern))
+    if count > bound_k:
+        raise AssertionError(f"postcondition (Lemma 7): {count} messages delivered by {k} "
+                             f"> K·TP* = {bound_k}")
+    ratio = Fraction(count) / bound_k if bound_k else None
     needed = transfers_needed(pattern, batches)
-    bound_k = bound(schedule.throughput, k)
-    ratio = Fraction(delivered) / bound_k if bound_k else None
+    common = dict(optimum=optimum, optimum_source=source, forwarding=pattern.forwarding,
+                  throughput=schedule.throughput, choice=choice)
     if needed > max_events:
-        return HorizonReport(k, delivered, bound_k, ratio, batches, lengths, False,
-                             needed, (), largest_checkable(pattern, lengths, max_events))
+        return HorizonReport(k, count, bound_k, ratio, batches, lengths, False, needed, (),
+                             largest_checkable(pattern, lengths, max_events), **common)
     sim = simulate(pattern, batches, max_events=max_events)
     violations = list(sim.violations)
-    if sim.ok and sim.delivered_by(k) < delivered:
-        violations.append(f"only {sim.delivered_by(k)} of the {delivered} counted messages "
+    if sim.ok and sim.delivered_by(k) < count:
+        violations.append(f"only {sim.delivered_by(k)} of the {count} counted messages "
                           f"reach every node by {k}")
-    return HorizonReport(k, delivered, bound_k, ratio, batches, lengths, True,
-                         sim.transfers, tuple(violations), None)
+    return HorizonReport(k, count, bound_k, ratio, batches, lengths, True, sim.transfers,
+                         tuple(violations), None, **common)
+
+
+def _most(bound_k: Fraction, pattern: PeriodicPattern) -> int:
+    """Lemma 7 caps the whole batches any schedule delivers by K: K·TP*/M."""
+    return int(bound_k // max(pattern.messages, 1))
 
 
 def largest_checkable(pattern: PeriodicPattern, lengths: Phases, max_events: int):

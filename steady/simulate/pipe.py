@@ -20,9 +20,10 @@ T_pipe(L) <= L·T* + O(sqrt L).  :func:`paper_slices`, :func:`pipe_paper`.  By d
 we cut the message into k slices of the exact size L/k instead (no padding), and
 :func:`best_slices` chooses k.
 
-Which periodic schedule?  For each (k, s) three candidate patterns are unrolled and the
-shortest finite schedule wins (all exact, all steady-schedule v1 objects on the slice
-platform that ``steady.verify`` and ``steady.simulate.engine`` accept):
+Which periodic schedule?  For each (k, s) four kinds of candidate patterns are unrolled
+and the shortest finite schedule wins (all exact, all steady-schedule objects, v1 or
+v2, on the slice platform that ``steady.verify`` and ``steady.simulate.engine``
+accept):
 
 ``"optimal"``
     the optimal periodic schedule of the slice platform (its own LP).  Its period has
@@ -40,6 +41,15 @@ platform that ``steady.verify`` and ``steady.simulate.engine`` accept):
     start-up-free optimum): each node sends to its children in decreasing cost order;
     step i holds every node's i-th child link.  M = 1: the pipeline of a single tree, the
     fallback when the optimal M is astronomically large (decimal costs).
+``"timed M=m period"``, ``"timed M=m pipelined"`` (ours)
+    the short timed schedules of the start-up-free platform with at most m slices per
+    period (m on :data:`TIMED_LADDER`, :mod:`steady.schedule.timed`), compacted onto the
+    slice costs (:func:`stretch_timed`) and unrolled under either forwarding rule of
+    :mod:`steady.simulate.unroll`.  Ratios near 1 with short periods: on 10-node meshes
+    without start-ups L = 10^6 ends within 1% of L·T* (benchmarks/simulate_timed.py).
+
+Without start-ups the slice platform is the start-up-free one scaled by s: the patterns
+are then built once and their makespans scaled (:meth:`PipePlanner._scaled_candidates`).
 
 Makespans are exact Fractions.  The number of periods of a finite schedule grows like
 k/M; the makespan of B > W + 1 batches is that of W + 1 batches plus (B - W - 1)·T
@@ -58,12 +68,15 @@ from fractions import Fraction
 from ..numbers import format_exact, parse_exact
 from ..platform import Link, Platform
 from ..schedule.periodic import optimal_schedule
-from ..schedule_file import Schedule, Step, TreeEntry, Transfer
+from ..schedule_file import TIMED, Schedule, Step, TimedTransfer, TreeEntry, Transfer
 from ..throughput import throughput
-from .unroll import PeriodicPattern, finite_schedule
+from .unroll import FORWARDING, PeriodicPattern, finite_schedule
 
 #: Candidate periodic patterns, in the order they are tried (ties go to the first).
-PATTERNS = ("stretched", "optimal", "tree")
+PATTERNS = ("stretched", "optimal", "tree", "timed")
+#: The "timed" pattern: short timed schedules of the start-up-free platform with at
+#: most these many messages per period (steady.schedule.timed), both forwarding rules.
+TIMED_LADDER = (1, 5, 20, 100)
 #: pipe_makespan unrolls and compares the full finite schedule up to this many batches.
 FULL_CHECK_BATCHES = 4096
 #: best_slices: every k <= this is evaluated (exhaustive part of the scan).
@@ -155,6 +168,35 @@ def tree_pattern(platform: Platform, parent: dict) -> Schedule:
                     steps)
 
 
+def rescaled(schedule: Schedule, platform: Platform, a: Fraction) -> Schedule:
+    """``schedule`` on ``platform``, whose link costs are ``a`` times its own: every
+    time (step durations or starts, the period) times ``a``."""
+    steps = tuple(Step(st.duration * a, st.transfers) for st in schedule.steps)
+    transfers = tuple(replace(t, start=t.start * a) for t in schedule.transfers)
+    return replace(schedule, platform=platform, throughput=schedule.throughput / a,
+                   period=schedule.period * a, steps=steps, transfers=transfers,
+                   certificate=None)
+
+
+def stretch_timed(schedule: Schedule, platform: Platform) -> Schedule:
+    """A timed (version 2) schedule on ``platform`` (same links, other costs): the same
+    trees, transfers and order on every port, each transfer starting as soon as both its
+    ports are free (the transfers taken in their old start order, which is every
+    port's order).  Valid whatever the costs: each port serves its transfers one after
+    the other inside [0, period], and the counts per tree edge do not change."""
+    send: dict[str, Fraction] = {}
+    recv: dict[str, Fraction] = {}
+    out = []
+    for t in sorted(schedule.transfers, key=lambda x: x.start):
+        start = max(send.get(t.tail, Fraction(0)), recv.get(t.head, Fraction(0)))
+        send[t.tail] = recv[t.head] = start + t.messages * platform.cost(t.tail, t.head)
+        out.append(TimedTransfer(t.tail, t.head, t.tree, t.messages, start))
+    period = max(send.values())
+    m = schedule.messages_per_period
+    return Schedule(platform, Fraction(m) / period, period, m, schedule.trees, (), {},
+                    None, tuple(out), TIMED)
+
+
 def batches_for(messages_per_period: int, weights, slices: int):
     """B = ceil(k/M) batches, the last one partial when M does not divide k: it carries
     the remainder, filling tree 0 up to λ_0, then tree 1, ... (``share``, see
@@ -172,14 +214,21 @@ def batches_for(messages_per_period: int, weights, slices: int):
     return batches, tuple(share)
 
 
-def finite_makespan(pattern, batches: int, share=None) -> Fraction:
+def finite_makespan(pattern, batches: int, share=None, cache: dict | None = None) -> Fraction:
     """The makespan of ``finite_schedule(pattern, batches, share)``, in time independent
-    of ``batches``: beyond W + 1 batches each extra batch adds one steady period T."""
+    of ``batches``: beyond W + 1 batches each extra batch adds one steady period T.
+    ``cache`` (a dict owned by the caller, for this pattern) keeps the makespans
+    computed, per (batches, share)."""
     w = pattern.warmup
-    if batches <= w + 1:
-        return finite_schedule(pattern, batches, share).makespan
-    base = finite_schedule(pattern, w + 1, share).makespan
-    return base + (batches - w - 1) * pattern.schedule.period
+    base_batches = min(batches, w + 1)
+    key = (base_batches, None if share is None else tuple(share))
+    if cache is not None and key in cache:
+        base = cache[key]
+    else:
+        base = finite_schedule(pattern, base_batches, share, blocks=False).makespan
+        if cache is not None:
+            cache[key] = base
+    return base + (batches - base_batches) * pattern.schedule.period
 
 
 # -- results --------------------------------------------------------------------------
@@ -190,8 +239,9 @@ class PipeResult:
 
     ``slices`` slices of ``slice_size`` each (slices·slice_size >= size; equal when not
     padded); ``makespan`` of the finite schedule of exactly ``slices`` messages built
-    from the periodic ``schedule`` (a steady-schedule v1 on the slice platform, pattern
-    ``pattern``) in ``batches`` batches, the last one cut to ``share``;
+    from the periodic ``schedule`` (a steady-schedule on the slice platform, pattern
+    ``pattern``, forwarding rule ``forwarding``) in ``batches`` batches, the last one cut
+    to ``share``;
     ``lower_bound`` = L·T* (Lemma 7, Theorem 8), ``ratio`` = makespan / lower_bound."""
 
     size: Fraction
@@ -208,6 +258,7 @@ class PipeResult:
     share: tuple | None
     candidates: dict                  # pattern name -> makespan
     schedule: Schedule = field(repr=False, compare=False)
+    forwarding: str = "period"        # the finite schedule's rule (steady.simulate.unroll)
     evaluated: int = 1                # best_slices: number of slice counts evaluated
     scan_limit: int | None = None     # best_slices: largest k scanned
     scan_proof: str = ""              # best_slices: why no k beyond scan_limit is better
@@ -223,7 +274,7 @@ class PipeResult:
                "makespan": format_exact(self.makespan),
                "lower_bound": format_exact(self.lower_bound),
                "ratio": format_exact(self.ratio),
-               "pattern": self.pattern,
+               "pattern": self.pattern, "forwarding": self.forwarding,
                "messages_per_period": self.messages_per_period,
                "batches": self.batches,
                "throughput_of_slices": format_exact(self.throughput_of_slices),
@@ -257,24 +308,65 @@ class PipePlanner:
                               if "stretched" in self.patterns else None)
         ranked = sorted(result.trees or (), key=lambda tr: -tr[1])
         self.trees = [dict(parent) for parent, _ in ranked[:trees]]
+        self.timed = self._timed(free, result) if "timed" in self.patterns else []
+        self.scaling = all(l.startup == 0 for l in platform.links)
+        self._unit = None
         self._cache: dict = {}
+
+    @staticmethod
+    def _timed(free, result) -> list[tuple[int, Schedule]]:
+        """(M, timed schedule) for M on TIMED_LADDER, without repeats."""
+        from ..schedule.timed import timed_schedule
+        from .choose import with_trees
+
+        result = with_trees(free, result)
+        out, seen = [], set()
+        for m in TIMED_LADDER:
+            schedule = timed_schedule(free, result, m)[0]
+            key = (schedule.messages_per_period, schedule.period, len(schedule.transfers))
+            if key not in seen:
+                seen.add(key)
+                # compacted: then stretching to costs a·c is exactly a times it
+                out.append((m, stretch_timed(schedule, free)))
+        return out
+
+    def _scaled_candidates(self):
+        """Without start-ups the slice platform is the start-up-free one with every cost
+        times the slice size s, and every candidate is the unit one scaled (stretching
+        and compacting commute with scaling, the lags do not change; "optimal" is the
+        unit optimum with every time times s, an optimal schedule of the slice platform
+        though its LP might have picked another number of messages per period): their
+        patterns are built once, their makespans are s times the unit ones."""
+        if self._unit is None:
+            free = startup_free(self.platform)
+            self._unit = [(name, schedule, tp, rule, PeriodicPattern(schedule, rule), {})
+                          for name, schedule, tp, rule in self.candidates(Fraction(1), free)]
+        return self._unit
 
     def lower_bound(self, size) -> Fraction:
         """L·T* (Lemma 7, Theorem 8)."""
         return Fraction(size) * self.period
 
-    def candidates(self, slice_size: Fraction):
-        """(name, periodic schedule on the slice platform, TP of the slice LP or None)."""
-        sliced = slice_platform(self.platform, slice_size)
+    def candidates(self, slice_size: Fraction, sliced: Platform | None = None):
+        """(name, periodic schedule on the slice platform, TP of the slice LP or None,
+        forwarding rule)."""
+        sliced = sliced or slice_platform(self.platform, slice_size)
         out = []
         for name in self.patterns:
             if name == "stretched":
-                out.append((name, stretch(self.unit_schedule, sliced), None))
+                out.append((name, stretch(self.unit_schedule, sliced), None, "period"))
             elif name == "optimal":
                 result = throughput(sliced, "trees")
-                out.append((name, optimal_schedule(sliced, result)[0], result.throughput))
+                out.append((name, optimal_schedule(sliced, result)[0], result.throughput,
+                            "period"))
+            elif name == "tree":
+                out.extend((name, tree_pattern(sliced, parent), None, "period")
+                           for parent in self.trees)
             else:
-                out.extend((name, tree_pattern(sliced, parent), None) for parent in self.trees)
+                for m, schedule in self.timed:
+                    stretched = stretch_timed(schedule, sliced)
+                    out.extend((f"timed M={m} {rule}", stretched, None, rule)
+                               for rule in FORWARDING)
         return out
 
     def evaluate(self, size, slices: int, slice_size=None) -> PipeResult:
@@ -292,22 +384,33 @@ class PipePlanner:
         best = None
         found: dict[str, Fraction] = {}
         lp = None
-        for name, schedule, tp in self.candidates(slice_size):
+        if self.scaling:
+            scaled = [(name, schedule, None if tp is None else tp / slice_size, rule,
+                       pattern, cache)
+                      for name, schedule, tp, rule, pattern, cache in self._scaled_candidates()]
+        else:
+            scaled = [c + (None, None) for c in self.candidates(slice_size)]
+        for name, schedule, tp, rule, unit, cache in scaled:
             lp = tp if tp is not None else lp
-            pattern = PeriodicPattern(schedule)
+            pattern = unit or PeriodicPattern(schedule, rule)
             batches, share = batches_for(pattern.messages, pattern.weights, slices)
-            makespan = finite_makespan(pattern, batches, share)
+            makespan = finite_makespan(pattern, batches, share, cache)
+            if unit is not None:
+                makespan *= slice_size
             found[name] = min(makespan, found.get(name, makespan))
             if best is None or makespan < best[0]:
-                best = (makespan, name, schedule, batches, share)
-        makespan, name, schedule, batches, share = best
+                best = (makespan, name, schedule, batches, share, rule, unit)
+        makespan, name, schedule, batches, share, rule, unit = best
+        if unit is not None:     # the winner on the slice platform itself
+            schedule = rescaled(schedule, slice_platform(self.platform, slice_size),
+                                slice_size)
         bound = self.lower_bound(size)
         if makespan < bound:
             raise AssertionError(f"postcondition (Lemma 7): makespan {makespan} < L·T* "
                                  f"= {bound} for {slices} slices of size {slice_size}")
         result = PipeResult(size, slices, slice_size, makespan, bound, makespan / bound,
                             schedule.throughput, lp, name, schedule.messages_per_period,
-                            batches, share, found, schedule)
+                            batches, share, found, schedule, forwarding=rule)
         self._cache[key] = result
         return result
 
@@ -440,16 +543,19 @@ def _refine(seen, visit, state, cap, hopeless, starts: int = 3) -> None:
 
 
 def _restretch(planner: PipePlanner, padded: PipeResult, slice_size) -> PipeResult:
-    """The paper's padded schedule run with the exact slice costs (steps shortened)."""
+    """The paper's padded schedule run with the exact slice costs (steps or timetable
+    shortened)."""
     sliced = slice_platform(planner.platform, slice_size)
-    schedule = stretch(padded.schedule, sliced)
-    pattern = PeriodicPattern(schedule)
+    schedule = (stretch_timed(padded.schedule, sliced) if padded.schedule.version == TIMED
+                else stretch(padded.schedule, sliced))
+    pattern = PeriodicPattern(schedule, padded.forwarding)
     makespan = finite_makespan(pattern, padded.batches, padded.share)
     return PipeResult(padded.size, padded.slices, Fraction(slice_size), makespan,
                       padded.lower_bound, makespan / padded.lower_bound,
                       schedule.throughput, None, padded.pattern + " (paper's size)",
                       padded.messages_per_period, padded.batches, padded.share,
-                      {padded.pattern + " (paper's size)": makespan}, schedule)
+                      {padded.pattern + " (paper's size)": makespan}, schedule,
+                      forwarding=padded.forwarding)
 
 
 def _with_scan(result: PipeResult, evaluated: int, limit: int, proof: str) -> PipeResult:
@@ -466,8 +572,8 @@ def _checked(result: PipeResult) -> PipeResult:
         raise AssertionError(f"postcondition (Lemma 7): makespan {result.makespan} < "
                              f"L·T* = {result.lower_bound}")
     if result.batches <= FULL_CHECK_BATCHES:
-        full = finite_schedule(PeriodicPattern(result.schedule), result.batches,
-                               result.share)
+        full = finite_schedule(PeriodicPattern(result.schedule, result.forwarding),
+                               result.batches, result.share)
         if full.makespan != result.makespan or full.messages != result.slices:
             raise AssertionError(f"postcondition: finite schedule of {full.messages} "
                                  f"messages ends at {full.makespan}, expected "

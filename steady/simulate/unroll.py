@@ -1,50 +1,75 @@
-"""Finite schedules from a periodic one: initialization, steady state, clean-up (002 §5.5).
+"""Finite schedules from a periodic one: warm-up, steady periods, clean-up (002 §5.5).
 
-A steady-schedule v1 file describes one period: in step i, link (j,k) carries some
-messages of tree l, "messages that j received from its parent in tree l during the
-previous period".  So a node at depth d in tree l forwards, in period p, the messages of
-*batch* p - d (batch b = the λ_l messages of each tree injected by the source in period
-b; the source is at depth 0).  Unrolled from period 0 with only batches 0..B-1, the
-periodic schedule becomes a finite one:
+A periodic schedule is a time line of one period: synchronous steps (steady-schedule v1)
+or a timetable in which every transfer has its own start (version 2, timed).  Either way
+it is, per link and tree, a sequence of *message slots*: the k-th slot of tree l on the
+link (u, v) in a period starts at a fixed offset and lasts one message time.  What a
+finite run needs beyond the time line is *which* message each slot carries.  Tree l's
+messages are numbered 0, 1, 2, ... in the order the source sends them (λ_l per period,
+the tree's weight); the slot k of period p on the tree edge into v carries
 
-* periods 0..W-1 (W = H - 1, H the largest depth of a tree) are the *warm-up*: a node
-  whose batch would be negative has nothing to forward and stays idle (the crosses of
-  002 Figure 2);
-* periods W..B-1 are *steady* (every transfer of the period happens);
-* periods B..B+W-1 are the *clean-up*: the source has stopped, the last batches drain.
+    message  p·λ_l + k - lag_l(v)          (no message while that number is negative),
 
-Batch b reaches every node by the end of period b + W, so B batches (B·M messages, M the
-messages per period) need B + W periods.  The paper's algorithm instead fills buffers
-and drains them by routing messages one at a time (§5.5); its own remark, "shortened ...
-using parallel routing", is what this module does, in two ways:
+so ``lag_l(v)`` (in messages) is how far v lags behind the source in tree l.  Two
+*forwarding rules* set the lags:
 
-1. warm-up and clean-up are the periodic schedule itself, pipelined (no sequential
-   routing at all), and
-2. within these two phases every transfer starts *as soon as possible*: when its sender's
-   send port and its receiver's receive port are free and its sender holds its messages,
-   in the order of the periodic schedule (list scheduling).  By induction along that
-   order no transfer starts later than in the synchronous unrolling, so the phases only
-   get shorter (proofs/finite-horizon.md), and the result is still one-port and causal.
+``"period"`` (002 §5.4.2, §5.5; the rule the schedule files state)
+    a node forwards in period p the messages it received in period p - 1: a node at
+    depth d forwards the source's batch p - d, i.e. lag_l(v) = (depth_l(v) - 1)·λ_l.
+    Valid for any valid time line, whatever the order inside the period.
+``"pipelined"`` (ours)
+    the smallest lags under which the time line itself is causal: on every tree edge
+    (u, v) the slot carrying a message starts after the slot that brought it to u has
+    ended, in absolute time.  Slots keep their order (first in, first out), so the lag
+    added at u is c = max over the period's slots j of (j - the last slot of u's
+    in-edge that has arrived when slot j starts) >= 0 (proofs/finite-horizon.md).  A
+    message then waits at each hop only until the next free slot of its tree, not a
+    whole period: deep trees stop costing one period per level.
 
-Times are exact: internally integers in units of 1/U (U = lcm of the denominators of
-the costs and step durations), reported as Fractions.  Everything here is polynomial in
-the size of the *file* (blocks = runs of messages of one tree on one link in one step),
-never in the number of messages, so periods of 10^40 time units unroll instantly.
+With B batches (tree l's messages 0 .. B·λ_l - 1; ``share`` may clip the last one), every
+slot of the periods W .. B-1 carries a message (W = max over trees and nodes of
+ceil(lag / λ), the *warm-up* periods), and no slot beyond period B + W - 1 carries one:
+
+* periods 0..W-1 (*warm-up*) and B..B+W-1 (*clean-up*) have idle slots; their transfers
+  are placed *as soon as possible*, in the order of the periodic time line (list
+  scheduling): when both ports are free and the sender holds the messages (each
+  message of a transfer goes when it has arrived: cut-through inside a transfer).  By
+  induction along that order nothing starts later than in the periodic time line, so
+  the phases only get shorter (proofs/finite-horizon.md);
+* periods W..B-1 are *steady*: the periodic time line as written, from the end I of the
+  warm-up.
+
+The paper fills buffers and drains them by routing messages one at a time (§5.5); its
+remark that the phases could be "shortened ... using parallel routing" is what this
+module does.  Times are exact: internally integers in units of 1/U (U = lcm of the
+denominators of the costs, offsets and period), reported as Fractions.  The work is
+polynomial in the size of the *file* (runs = transfers of the time line), never in the
+number of messages, except for the pipelined lags, which look at every message slot of
+one period (at most :data:`MAX_SLOTS`).
 """
 
 from __future__ import annotations
 
+import bisect
+import heapq
 from dataclasses import dataclass
 from fractions import Fraction
 
 from ..numbers import lcm_of_denominators
+from ..schedule_file import TIMED
+
+#: The forwarding rules (see the module docstring).
+FORWARDING = ("period", "pipelined")
+#: Pipelined lags read every message slot of a period: at most this many.
+MAX_SLOTS = 2_000_000
 
 
 @dataclass(frozen=True)
 class Block:
     """``count`` consecutive messages of tree ``tree`` and batch ``batch`` sent over the
     link tail -> head, one after the other from ``start``; the messages are numbers
-    ``first .. first + count - 1`` of the tree's share of the batch."""
+    ``first .. first + count - 1`` of the tree's share of the batch.  ``step`` is the
+    index of the run (transfer of the time line) it comes from."""
 
     tail: str
     head: str
@@ -60,7 +85,8 @@ class Block:
 
 @dataclass(frozen=True)
 class _Run:
-    """A transfer of the periodic schedule, with its place in the tree's batch."""
+    """A transfer of the periodic time line: slots first .. first + count - 1 of its
+    tree on its link, in the period."""
 
     tail: str
     head: str
@@ -69,14 +95,23 @@ class _Run:
     count: int
     cost: int      # per message, in units of 1/U
     offset: int    # start within the period, in units of 1/U
-    step: int
+    step: int      # index in the time line (v1: steps' transfers in order)
 
 
 class PeriodicPattern:
-    """The periodic schedule prepared for unrolling: depths, message numbering, runs."""
+    """A periodic schedule (v1 or v2) prepared for unrolling: runs in time-line order,
+    depths, lags of a forwarding rule, message numbering.
 
-    def __init__(self, schedule):
+    Public attributes: ``schedule``, ``forwarding``, ``source``, ``weights`` (λ_l),
+    ``messages`` (M), ``depth`` (per tree {node: depth}), ``height``, ``lag`` (per tree
+    {node: lag in messages}, the source absent), ``warmup`` (W), ``unit`` (U),
+    ``period`` (in units), ``runs``."""
+
+    def __init__(self, schedule, forwarding: str = "period"):
+        if forwarding not in FORWARDING:
+            raise ValueError(f"forwarding rule {forwarding!r}: one of {FORWARDING}")
         self.schedule = schedule
+        self.forwarding = forwarding
         platform = schedule.platform
         self.source = platform.source
         self.weights = [t.weight for t in schedule.trees]
@@ -84,31 +119,78 @@ class PeriodicPattern:
         self.tree_offset = [sum(self.weights[:l]) for l in range(len(self.weights))]
         self.depth = [_depths(t.parent, platform.source) for t in schedule.trees]
         self.height = max((max(d.values()) for d in self.depth), default=0)
-        self.warmup = max(self.height - 1, 0)
         costs = {l.arc: l.cost for l in platform.links}
+        times = ([t.start for t in schedule.transfers]
+                 + [s.duration for s in schedule.steps])
         self.unit = lcm_of_denominators(
-            [costs[(t.tail, t.head)] for s in schedule.steps for t in s.transfers]
-            + [s.duration for s in schedule.steps] + [schedule.period])
+            [costs[t.arc] for t in schedule.all_transfers()] + times + [schedule.period])
         self.period = int(schedule.period * self.unit)
         self.runs = self._runs(costs)
+        if forwarding == "period":
+            self.lag = [{v: (d - 1) * w for v, d in depth.items() if d}
+                        for depth, w in zip(self.depth, self.weights)]
+        else:
+            self.lag = self._pipelined_lags()
+        self.warmup = max((-(-lag // w) for l, w in enumerate(self.weights)
+                           for lag in self.lag[l].values()), default=0)
 
+    # -- the time line -----------------------------------------------------------
     def _runs(self, costs) -> list[_Run]:
-        runs, taken, clock = [], {}, 0
-        for i, step in enumerate(self.schedule.steps):
-            busy = {}
-            for t in step.transfers:
-                cost = int(costs[(t.tail, t.head)] * self.unit)
-                key = (t.tree, t.tail, t.head)
-                first = taken.get(key, 0)
-                taken[key] = first + t.messages
-                # Several trees on one link in one step go back to back.
-                start = busy.get((t.tail, t.head), 0)
-                busy[(t.tail, t.head)] = start + t.messages * cost
-                runs.append(_Run(t.tail, t.head, t.tree, first, t.messages, cost,
-                                 clock + start, i))
-            clock += int(step.duration * self.unit)
-        return runs
+        """Runs in time-line order (by offset; a stable sort keeps every port's order:
+        within a v1 step, transfers on one link go one after the other)."""
+        placed, taken = [], {}
+        if self.schedule.version == TIMED:
+            timeline = [(t, int(t.start * self.unit)) for t in self.schedule.transfers]
+        else:
+            timeline, clock = [], 0
+            for step in self.schedule.steps:
+                busy = {}
+                for t in step.transfers:
+                    at = busy.get(t.arc, 0)
+                    busy[t.arc] = at + t.messages * int(costs[t.arc] * self.unit)
+                    timeline.append((t, clock + at))
+                clock += int(step.duration * self.unit)
+        order = sorted(range(len(timeline)), key=lambda i: timeline[i][1])
+        for i in order:
+            t, offset = timeline[i]
+            key = (t.tree, t.tail, t.head)
+            first = taken.get(key, 0)
+            taken[key] = first + t.messages
+            placed.append(_Run(t.tail, t.head, t.tree, first, t.messages,
+                               int(costs[t.arc] * self.unit), offset, i))
+        return placed
 
+    def _pipelined_lags(self) -> list[dict]:
+        """The smallest first-in-first-out lags under which the time line is causal
+        (the ``"pipelined"`` rule of the module docstring), tree by tree from the
+        source down."""
+        slots = sum(r.count for r in self.runs)
+        if slots > MAX_SLOTS:
+            raise ValueError(f"pipelined forwarding reads every message slot of a period: "
+                             f"{slots} > {MAX_SLOTS}; use the period rule")
+        starts: dict = {}
+        ends: dict = {}
+        for r in self.runs:
+            key = (r.tree, r.tail, r.head)
+            s, e = starts.setdefault(key, []), ends.setdefault(key, [])
+            for k in range(r.count):
+                s.append(r.offset + k * r.cost)
+                e.append(r.offset + (k + 1) * r.cost)
+        lags = []
+        for l, tree in enumerate(self.schedule.trees):
+            parent = tree.parent
+            lag: dict = {}
+            for v in sorted(parent, key=lambda x: self.depth[l][x]):
+                u = parent[v]
+                if u == self.source:
+                    lag[v] = 0
+                    continue
+                # both lists are sorted: slots of one link go one after the other
+                lag[v] = lag[u] + hop_lag(ends[(l, parent[u], u)], starts[(l, u, v)])
+            lags.append(lag)
+        return lags
+
+    # -- numbers -----------------------------------------------------------------
     def time(self, ticks: int) -> Fraction:
         return Fraction(ticks, self.unit)
 
@@ -121,20 +203,47 @@ class PeriodicPattern:
         """Global number of message k of tree ``tree`` in batch ``batch``."""
         return batch * self.messages + self.tree_offset[tree] + k
 
+    def limits(self, batches: int, share=None) -> list[int]:
+        """Per tree, the number of its messages in ``batches`` batches (the last one
+        cut to ``share[l]`` messages of tree l when given)."""
+        if share is None:
+            return [batches * w for w in self.weights]
+        return [max(batches - 1, 0) * w + (share[l] if batches else 0)
+                for l, w in enumerate(self.weights)]
+
     def blocks(self, periods, batches: int, share=None):
-        """The runs of ``periods`` carrying batches 0..batches-1, in schedule order, as
-        (period, run, batch, first, count).  ``share[l]`` (default λ_l) clips the last
-        batch to its first share[l] messages of tree l (a partial batch)."""
+        """The runs of ``periods`` that carry messages of batches 0..batches-1, in
+        time-line order, as (period, run, batch, first, count, skip): ``count``
+        messages ``first ..`` of the tree's share of ``batch``, in the run's slots
+        ``skip .. skip + count - 1`` (a run is cut where its messages change batch or
+        do not exist)."""
+        limit = self.limits(batches, share)
         for p in periods:
             for run in self.runs:
-                b = p - self.depth[run.tree][run.tail]
-                if not 0 <= b < batches:
-                    continue
-                first, count = run.first, run.count
-                if share is not None and b == batches - 1:
-                    count = min(first + count, share[run.tree]) - first
-                if count > 0:
-                    yield p, run, b, first, count
+                w = self.weights[run.tree]
+                lag = self.lag[run.tree].get(run.head, 0)
+                low = p * w + run.first - lag
+                lo, hi = max(low, 0), min(low + run.count, limit[run.tree])
+                while lo < hi:
+                    b, k = divmod(lo, w)
+                    n = min(hi, (b + 1) * w) - lo
+                    yield p, run, b, k, n, lo - low
+                    lo += n
+
+
+def hop_lag(arrivals, starts) -> int:
+    """The lag one hop adds under first-in-first-out forwarding: the smallest c >= 0
+    such that slot j of the out-edge (starting at starts[j] in the period) can carry
+    what slot j - c of the in-edge brought (arrived at arrivals[j - c], in the previous
+    periods when j - c < 0), for every j.  Both lists are sorted, of equal length λ,
+    inside [0, period]; the in-edge's slot i of the previous period arrives at
+    arrivals[i] - period <= 0 <= starts[j], so c <= λ (the period rule)."""
+    c, i = 0, -1
+    for j, s in enumerate(starts):
+        while i + 1 < len(arrivals) and arrivals[i + 1] <= s:
+            i += 1
+        c = max(c, j - i)
+    return c
 
 
 def _depths(parent: dict, source: str) -> dict:
@@ -154,58 +263,126 @@ def _depths(parent: dict, source: str) -> dict:
     return depth
 
 
+# -- placing the runs -----------------------------------------------------------------
+
 def synchronous(pattern: PeriodicPattern, periods, batches: int, start: int = 0,
                 share=None) -> list[tuple]:
-    """The periodic schedule as written: period p starts at start + p'·T (p' = p minus
-    the first period), every transfer at its place in its step.  Returns placed runs
+    """The periodic time line as written: period p starts at start + p'·T (p' = p minus
+    the first period), every slot at its place.  Returns placed runs
     (period, run, batch, first, count, start tick, end tick); see :func:`to_blocks`."""
     periods = list(periods)
     base = periods[0] if periods else 0
     out = []
-    for p, run, b, first, count in pattern.blocks(periods, batches, share):
-        t = start + (p - base) * pattern.period + run.offset
+    for p, run, b, first, count, skip in pattern.blocks(periods, batches, share):
+        t = start + (p - base) * pattern.period + run.offset + skip * run.cost
         out.append((p, run, b, first, count, t, t + count * run.cost))
     return out
 
 
+class Holdings:
+    """What each node holds, per tree: every message below a *frontier* from the phase
+    start on, and the messages received during the phase (runs of consecutive message
+    numbers, appended in increasing order: one in-edge per tree, first in first out)."""
+
+    def __init__(self, frontier=None):
+        self.frontier = frontier or {}      # (node, tree) -> messages held from the start
+        self.firsts: dict = {}              # (node, tree) -> [first message of each run]
+        self.runs: dict = {}                # (node, tree) -> [(first, count, start, cost)]
+
+    def receive(self, node, tree, first: int, count: int, start: int, cost: int) -> None:
+        key = (node, tree)
+        self.firsts.setdefault(key, []).append(first)
+        self.runs.setdefault(key, []).append((first, count, start, cost))
+
+    def available(self, node, tree, first: int, count: int) -> int:
+        """How many of the messages first .. first + count - 1 of ``tree`` ``node``
+        holds, from the first on: it holds every message below the frontier and the
+        ones received since, which follow the frontier without a gap."""
+        runs = self.runs.get((node, tree))
+        top = runs[-1][0] + runs[-1][1] if runs else 0
+        held = max(self.frontier.get((node, tree), 0), top)
+        return max(0, min(count, held - first))
+
+    def ready(self, node, tree, first: int, count: int, cost: int, start: int) -> int:
+        """The earliest time >= ``start`` at which ``node`` can send messages
+        first .. first + count - 1 of ``tree`` back to back at ``cost`` each, every one
+        after it has arrived."""
+        low = max(first, self.frontier.get((node, tree), 0))
+        end = first + count
+        if low >= end:
+            return start
+        key = (node, tree)
+        firsts, runs = self.firsts.get(key, []), self.runs.get(key, [])
+        i = bisect.bisect_right(firsts, low) - 1
+        at, ready = low, start
+        while at < end:
+            if i < 0 or i >= len(runs) or not runs[i][0] <= at < runs[i][0] + runs[i][1]:
+                raise AssertionError(f"postcondition: {node} forwards message {at} of tree "
+                                     f"{tree} it never received")
+            f, n, s, c = runs[i]
+            stop = min(end, f + n)
+            # message m arrives at s + (m - f + 1)·c and leaves at time + (m - first)·cost:
+            # linear in m, so the tightest is at one end of the overlap
+            for m in ((at, stop - 1) if c != cost else (at,)):
+                ready = max(ready, s + (m - f + 1) * c - (m - first) * cost)
+            at, i = stop, i + 1
+        return ready
+
+
 def as_soon_as_possible(pattern: PeriodicPattern, periods, batches: int, start: int = 0,
-                        share=None, held=None) -> list[tuple]:
-    """List scheduling of the runs of ``periods`` in schedule order (see the module
-    docstring): each starts when its ports are free and its sender holds all its
-    messages.  ``held`` maps (node, tree, batch) to the blocks received so far (shared
-    between phases); the source holds everything from the start.  Returns placed runs
-    like :func:`synchronous`."""
+                        share=None, held: Holdings | None = None) -> list[tuple]:
+    """List scheduling of the runs of ``periods`` in the order of their slots in the
+    periodic time line (see the module docstring): each starts when its ports are free
+    and its sender holds its messages.  ``held`` says what every node holds when the
+    phase starts (default: nothing; the source holds everything).  Returns placed runs
+    like :func:`synchronous`.
+
+    The order is that of the slots' nominal starts, so that every message is placed
+    after the run that brings it (in the time line it arrives before its slot starts):
+    a run whose later messages come from a run that starts after its own start is cut
+    there, the rest waiting for its turn (only then: most runs stay whole)."""
     send_free: dict[str, int] = {}
     recv_free: dict[str, int] = {}
-    held = {} if held is None else held
+    held = Holdings() if held is None else held
     source = pattern.source
+    w = pattern.weights
+    queue = []
+    for i, (p, run, b, first, count, skip) in enumerate(
+            pattern.blocks(periods, batches, share)):
+        key = p * pattern.period + run.offset + skip * run.cost
+        queue.append((key, i, p, run, b * w[run.tree] + first, count))
+    heapq.heapify(queue)
     out = []
-    for p, run, b, first, count in pattern.blocks(periods, batches, share):
+    while queue:
+        key, i, p, run, index, count = heapq.heappop(queue)
+        if run.tail != source:
+            have = held.available(run.tail, run.tree, index, count)
+            if have == 0:
+                raise AssertionError(f"postcondition: {run.tail} forwards message {index} "
+                                     f"of tree {run.tree} before it is received")
+            if have < count:     # the rest comes later in the time line: wait for it
+                heapq.heappush(queue, (key + have * run.cost, i, p, run, index + have,
+                                       count - have))
+                count = have
         ready = max(start, send_free.get(run.tail, start), recv_free.get(run.head, start))
         if run.tail != source:
-            ready = max(ready, _held_at(held, run.tail, run.tree, b, first + count))
+            ready = held.ready(run.tail, run.tree, index, count, run.cost, ready)
         end = ready + count * run.cost
         send_free[run.tail] = recv_free[run.head] = end
-        _receive(held, run.head, run.tree, b, first + count, end)
-        out.append((p, run, b, first, count, ready, end))
+        held.receive(run.head, run.tree, index, count, ready, run.cost)
+        out.extend(_placed(pattern, p, run, index, count, ready))
     return out
 
 
-def _receive(held, node, tree, batch, upto: int, end: int) -> None:
-    """Record that ``node`` holds the messages of (tree, batch) up to number upto - 1
-    from ``end`` on.  On one link the runs of a tree come in message order and end in
-    time order (one receive port), so a list of (upto, end) stays sorted in both."""
-    held.setdefault((node, tree, batch), []).append((upto, end))
-
-
-def _held_at(held, node, tree, batch, upto: int) -> int:
-    """When ``node`` holds messages 0..upto-1 of (tree, batch): the end of the first
-    received run reaching message upto - 1 (earlier runs ended earlier)."""
-    for received, end in held.get((node, tree, batch), ()):
-        if received >= upto:
-            return end
-    raise AssertionError(f"postcondition: {node} forwards messages of tree {tree}, "
-                         f"batch {batch} it never received")
+def _placed(pattern, p, run, index: int, count: int, start: int):
+    """A run's messages index .. index + count - 1 of its tree from ``start``, cut where
+    the batch changes, as placed runs (period, run, batch, first, count, start, end)."""
+    w = pattern.weights[run.tree]
+    while count:
+        b, k = divmod(index, w)
+        n = min(count, w - k)
+        yield (p, run, b, k, n, start, start + n * run.cost)
+        index, count, start = index + n, count - n, start + n * run.cost
 
 
 def to_blocks(pattern: PeriodicPattern, placed) -> list[Block]:
@@ -234,41 +411,41 @@ class FiniteSchedule:
 
 def finite_schedule(pattern: PeriodicPattern, batches: int, share=None,
                     blocks: bool = True) -> FiniteSchedule:
-    """Batches 0..batches-1 (the last one possibly partial, see PeriodicPattern.blocks):
-    warm-up as soon as possible from 0, the steady periods synchronously from I, the
-    clean-up as soon as possible from I + r·T.  With fewer batches than warm-up periods
-    the phases overlap and the whole is scheduled as soon as possible.  ``blocks=False``
-    skips materialising the blocks (and the steady periods): only the lengths."""
-    w = pattern.warmup
-    total = batches + w
-    messages = (batches - 1) * pattern.messages + (
-        pattern.messages if share is None else sum(share)) if batches else 0
-    if batches < w or batches == 0:
-        placed = as_soon_as_possible(pattern, range(total), batches, 0, share)
-        end = pattern.time(_end(placed))
-        return FiniteSchedule(batches, messages, tuple(to_blocks(pattern, placed)) if blocks
-                              else (), end, 0, Fraction(0), end)
-    held: dict = {}
-    init = as_soon_as_possible(pattern, range(w), batches, 0, share, held)
-    i_ticks = _end(init)
-    r = batches - w
-    clean_start = i_ticks + r * pattern.period
-    steady = []
-    if r:
-        # What the clean-up forwards first was received in the last steady period, by
-        # its end; so only that period's deliveries matter to it (earlier ones are
-        # never asked for again).
-        last = synchronous(pattern, [batches - 1], batches, clean_start - pattern.period,
-                           share)
-        held = {}
-        for _, run, b, first, count, _, end in last:
-            _receive(held, run.head, run.tree, b, first + count, end)
-        if blocks:
-            steady = synchronous(pattern, range(w, batches), batches, i_ticks, share)
-    cleanup = as_soon_as_possible(pattern, range(batches, total), batches, clean_start,
-                                  share, held)
-    end = max(_end(cleanup), clean_start)
-    placed = init + steady + cleanup if blocks else ()
-    return FiniteSchedule(batches, messages, tuple(to_blocks(pattern, placed)),
+    """Batches 0..batches-1 (the last one possibly partial, see PeriodicPattern.limits):
+    warm-up as soon as possible from 0, the steady periods as written from I, the
+    clean-up as soon as possible from I + r·T.  With fewer than W batches the phases
+    overlap and the whole is placed as soon as possible.  ``blocks=False`` skips
+    materialising the blocks (and the steady periods): only the lengths."""
+    placed, i_ticks, clean_start, end = unrolled(
+        pattern, batches, share, pattern.warmup if blocks else batches)
+    r = max(batches - pattern.warmup, 0) if batches >= pattern.warmup else 0
+    return FiniteSchedule(batches, sum(pattern.limits(batches, share)),
+                          tuple(to_blocks(pattern, placed)) if blocks else (),
                           pattern.time(i_ticks), r, pattern.time(end - clean_start),
                           pattern.time(end))
+
+
+def unrolled(pattern: PeriodicPattern, batches: int, share=None, steady_from: int = 0):
+    """The placed runs of the finite schedule of ``batches`` batches (see
+    :func:`finite_schedule`), with the steady periods only from ``steady_from`` on
+    (they are the periodic time line: nothing else depends on them), and the ticks
+    (I, start of the clean-up, makespan)."""
+    w = pattern.warmup
+    if batches < w or batches == 0:
+        placed = as_soon_as_possible(pattern, range(batches + w), batches, 0, share)
+        end = _end(placed)
+        return placed, end, end, end
+    init = as_soon_as_possible(pattern, range(w), batches, 0, share)
+    i_ticks = _end(init)
+    clean_start = i_ticks + (batches - w) * pattern.period
+    # Every message received in a period before B arrived by the clean-up's start:
+    # node v holds, in tree l, the messages below B·λ_l - lag_l(v) (and the limit).
+    limit = pattern.limits(batches, share)
+    frontier = {(v, l): min(batches * pattern.weights[l] - lag, limit[l])
+                for l, lags in enumerate(pattern.lag) for v, lag in lags.items()}
+    cleanup = as_soon_as_possible(pattern, range(batches, batches + w), batches,
+                                  clean_start, share, Holdings(frontier))
+    first = max(w, steady_from)
+    steady = synchronous(pattern, range(first, batches), batches,
+                         i_ticks + (first - w) * pattern.period, share)
+    return init + steady + cleanup, i_ticks, clean_start, max(_end(cleanup), clean_start)

@@ -1,0 +1,150 @@
+"""Which short timed schedule for a finite horizon? (ours; builds on 002 §5.5)
+
+A periodic schedule with M messages per period delivers by time K about
+
+    (K - I - J)·TP + W·M,   TP = ratio·TP*,
+
+where its warm-up and clean-up I and J last up to W periods (W + 1 is the depth of its
+trees in periods under the forwarding rule: the whole depth under 002 §5.5's rule, less
+when forwarding is pipelined, :mod:`steady.simulate.unroll`).  A longer period certifies
+a better ratio (finer integer counts, :mod:`steady.schedule.timed`) but makes each of
+those periods longer.  :func:`horizon_plan` tries M on a small ladder and both
+forwarding rules and keeps the finite schedule that delivers the most by K, computed
+exactly (:func:`steady.simulate.horizon.delivered`), not estimated.
+
+The result is public and documented so that other executors (``steady run``, a SimGrid
+replay) can run the same plan: :class:`HorizonPlan` holds the version 2 schedule, the
+forwarding rule, its :class:`~steady.simulate.unroll.PeriodicPattern` (lags per tree and
+node) and the phase lengths.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+from ..numbers import format_exact
+from .horizon import Phases, bound, delivered, phases, whole_batches
+from .unroll import FORWARDING, PeriodicPattern
+
+#: Messages per period tried by default, in increasing order, while the period stays
+#: below the horizon and until three values in a row deliver no more than the
+#: best so far (building a timed schedule takes seconds on 50 nodes).  Dense at the
+#: bottom: the ratio of a timed schedule is not monotone in M.
+LADDER = (1, 2, 3, 5, 8, 10, 15, 20, 30, 50, 70, 100, 200, 500, 1000)
+#: Stop the ladder after this many values in a row that do not beat the best.
+PATIENCE = 3
+#: The candidates (M, rule) ranked best by whole batches get the exact count with the
+#: partial last batch; the others keep their whole-batch count.
+REFINED = 4
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One (M, forwarding rule) tried: its schedule's figures and what it delivers."""
+
+    max_messages: int           # the M asked of timed_schedule
+    messages_per_period: int
+    period: Fraction
+    ratio: Fraction             # certified: throughput / TP*
+    forwarding: str
+    warmup_periods: int
+    init: Fraction
+    cleanup: Fraction
+    delivered: int              # by the horizon, exact
+
+    def to_dict(self) -> dict:
+        return {"max_messages": self.max_messages,
+                "messages_per_period": self.messages_per_period,
+                "period": format_exact(self.period), "ratio": format_exact(self.ratio),
+                "forwarding": self.forwarding, "warmup_periods": self.warmup_periods,
+                "init": format_exact(self.init), "cleanup": format_exact(self.cleanup),
+                "delivered": self.delivered}
+
+
+@dataclass(frozen=True)
+class HorizonPlan:
+    """The finite-horizon plan chosen: ``schedule`` (version 2, certified ratio),
+    ``pattern`` (its unrolling under ``candidate.forwarding``), ``lengths`` (I, J, W),
+    ``optimum`` (TP*), and every candidate tried."""
+
+    schedule: object
+    pattern: PeriodicPattern
+    lengths: Phases
+    candidate: Candidate
+    optimum: Fraction
+    candidates: tuple = field(default=(), repr=False)
+
+    def to_dict(self) -> dict:
+        """The ``choice`` part of ``steady simulate --json``."""
+        c = self.candidate
+        return {"max_messages": c.max_messages, "messages_per_period": c.messages_per_period,
+                "period": format_exact(c.period), "ratio": format_exact(c.ratio),
+                "forwarding": c.forwarding,
+                "candidates": [x.to_dict() for x in self.candidates]}
+
+
+def horizon_plan(platform, result, horizon, ladder=LADDER, forwarding=FORWARDING,
+                 progress=None) -> HorizonPlan:
+    """The timed schedule (M on ``ladder``, built by
+    :func:`steady.schedule.timed.timed_schedule` from the exact optimum ``result``) and
+    forwarding rule whose finite schedule delivers the most messages by ``horizon``;
+    ties go to the smaller M, then to the period rule.  ``progress(M)`` is called per M."""
+    from ..schedule.timed import timed_schedule
+
+    k = Fraction(horizon)
+    result = with_trees(platform, result)
+    optimum = result.throughput
+    cap = bound(optimum, k)
+    tried, seen, best_count, worse = [], set(), -1, 0
+    for m in sorted(set(ladder)):
+        if worse >= PATIENCE:
+            break
+        if progress:
+            progress(m)
+        schedule, stats = timed_schedule(platform, result, m)
+        key = (schedule.messages_per_period, schedule.period, len(schedule.transfers))
+        if key in seen:          # the same schedule again (the optimum fits in fewer)
+            continue
+        seen.add(key)
+        if tried and schedule.period > k:
+            break                # a longer period than the horizon: no steady state
+        for rule in forwarding:
+            try:
+                pattern = PeriodicPattern(schedule, rule)
+            except ValueError:   # too many slots for the pipelined lags
+                continue
+            lengths = phases(pattern)
+            most = int(cap // max(pattern.messages, 1))
+            count = whole_batches(pattern, k, lengths, most) * pattern.messages
+            tried.append([count, m, rule, schedule, pattern, lengths, stats["ratio"]])
+        top = max(t[0] for t in tried)
+        worse = 0 if top > best_count else worse + 1
+        best_count = max(best_count, top)
+    if not tried:
+        raise ValueError("no timed schedule could be built")
+    order = sorted(range(len(tried)), key=lambda i: (-tried[i][0], i))
+    for i in order[:REFINED]:
+        entry = tried[i]
+        entry[0] = delivered(entry[4], k, entry[5], int(cap // max(entry[4].messages, 1)))[0]
+    best = min(range(len(tried)), key=lambda i: (-tried[i][0], i))
+    candidates = tuple(
+        Candidate(m, s.messages_per_period, s.period, ratio, rule, p.warmup, l.init,
+                  l.cleanup, count)
+        for count, m, rule, s, p, l, ratio in tried)
+    _, _, _, schedule, pattern, lengths, _ = tried[best]
+    return HorizonPlan(schedule, pattern, lengths, candidates[best], optimum, candidates)
+
+
+def with_trees(platform, result):
+    """``result`` with weighted trees (what :func:`~steady.schedule.timed.timed_schedule`
+    starts from): a result without trees (the cut method's) gets those of 002 Thm 5's
+    weighted branchings on its rates (:func:`steady.schedule.periodic.integer_trees`)."""
+    if result.trees:
+        return result
+    from dataclasses import replace
+
+    from ..schedule.periodic import integer_trees
+
+    trees, scale, _ = integer_trees(platform, result)
+    return replace(result, trees=tuple((parent, Fraction(w, scale)) for parent, w in trees))

@@ -1,0 +1,124 @@
+"""``steady simulate`` on timed (version 2) schedules and the short timed schedule it
+picks for a platform (exact values; exit codes and one-line errors as DESIGN.md says)."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from helpers import assert_one_line_error, run
+from steady.schedule_file import Schedule
+from steady.verify import verify
+from test_simulate_timed import chain3
+
+SAMPLES = Path(__file__).resolve().parent.parent / "samples"
+
+
+@pytest.fixture
+def chain_file(tmp_path):
+    target = tmp_path / "chain.json"
+    chain3().write(target)
+    return target
+
+
+def test_timed_file_pipelined_exact(capsys, chain_file):
+    """tests/test_simulate_timed.py::test_chain_staggered_timetable_by_hand: 10 messages
+    by K = 30; Lemma 7's bound is K·TP* = 30 with the certificate's TP* = 1, not the
+    schedule's own K·TP = 10 (a valid non-optimal schedule never shows a ratio > 1)."""
+    code, out, err = run(capsys, "simulate", "--schedule", chain_file, "--horizon", "30",
+                         "--forwarding", "pipelined", "--json")
+    assert code == 0, err
+    doc = json.loads(out)
+    assert (doc["delivered"], doc["bound"], doc["ratio"]) == (10, "30", "1/3")
+    assert (doc["optimum"], doc["optimum_from"], doc["throughput"]) == ("1", "certificate",
+                                                                         "1/3")
+    assert (doc["forwarding"], doc["warmup_periods"], doc["simulated"]) == ("pipelined", 0,
+                                                                            True)
+    assert "choice" not in doc and doc["violations"] == []
+
+
+def test_timed_file_follows_its_own_rule_by_default(capsys, chain_file):
+    """The file's rule (002 §5.5): W = 2, I = J = 2 (worked by hand in
+    test_chain_staggered_timetable_by_hand), still 10 messages by 30."""
+    code, out, _ = run(capsys, "simulate", "--schedule", chain_file, "--horizon", "30",
+                       "--json")
+    doc = json.loads(out)
+    assert code == 0 and doc["forwarding"] == "period"
+    assert (doc["warmup_periods"], doc["init"], doc["cleanup"], doc["delivered"]) == \
+        (2, "2", "2", 10)
+
+
+def test_without_certificate_the_optimum_is_solved(capsys, tmp_path):
+    from dataclasses import replace
+
+    target = tmp_path / "bare.json"
+    replace(chain3(), certificate=None).write(target)
+    code, out, _ = run(capsys, "simulate", "--schedule", target, "--horizon", "30",
+                       "--json")
+    doc = json.loads(out)
+    assert code == 0 and (doc["optimum"], doc["optimum_from"], doc["bound"]) == \
+        ("1", "exact optimum", "30")
+
+
+def test_platform_picks_and_says_which(capsys):
+    """Figure 1: the exact optimum fits in 2 messages per period (ratio 1); 96 messages
+    by K = 100 (tests/test_cli_simulate.py)."""
+    code, out, err = run(capsys, "simulate", "--horizon", "100", "--json", "--quiet")
+    assert code == 0, err
+    doc = json.loads(out)
+    choice = doc["choice"]
+    assert (choice["messages_per_period"], choice["ratio"], doc["delivered"]) == (2, "1", 96)
+    assert doc["optimum_from"] == "exact optimum" and doc["bound"] == "100"
+    assert max(c["delivered"] for c in choice["candidates"]) == 96
+    code, out, _ = run(capsys, "simulate", "--horizon", "100", "--quiet")
+    assert "picked for K" in out and "Lemma 7; TP* = 1" in out
+
+
+def test_max_messages_one_is_the_best_single_tree(capsys):
+    """At most one message per period on Figure 1: the best single tree, TP = 2/3 of the
+    optimum 1 (002 Figure 4)."""
+    code, out, _ = run(capsys, "simulate", "--horizon", "100", "--max-messages", "1",
+                       "--json", "--quiet")
+    doc = json.loads(out)
+    assert code == 0 and doc["choice"]["messages_per_period"] == 1
+    assert doc["choice"]["ratio"] == "2/3" and doc["throughput"] == "2/3"
+    assert doc["delivered"] <= 67
+
+
+def test_output_writes_the_chosen_schedule(capsys, tmp_path):
+    """-o writes the chosen timed schedule: it verifies, and simulating the file with
+    the same rule delivers the same."""
+    target = tmp_path / "plan.json"
+    code, out, _ = run(capsys, "simulate", SAMPLES / "random-10.json", "--horizon", "20000",
+                       "--json", "--quiet", "-o", target)
+    assert code == 0
+    doc = json.loads(out)
+    schedule = Schedule.from_file(target)
+    assert schedule.version == 2 and verify(None, schedule).ok
+    assert schedule.messages_per_period == doc["choice"]["messages_per_period"]
+    code, out, _ = run(capsys, "simulate", "--schedule", target, "--horizon", "20000",
+                       "--forwarding", doc["forwarding"], "--json")
+    again = json.loads(out)
+    assert code == 0 and (again["delivered"], again["bound"]) == (doc["delivered"],
+                                                                  doc["bound"])
+
+
+@pytest.mark.parametrize("argv, element", [
+    (["--max-messages", "0"], "--max-messages"),
+    (["--max-messages", "many"], "--max-messages"),
+])
+def test_bad_max_messages(capsys, argv, element):
+    code, out, err = run(capsys, "simulate", "--horizon", "10", *argv)
+    assert code == 2 and out == ""
+    assert_one_line_error(err, element)
+
+
+def test_platform_options_refused_with_a_schedule(capsys, chain_file, tmp_path):
+    code, out, err = run(capsys, "simulate", "--schedule", chain_file, "--horizon", "10",
+                         "--max-messages", "5")
+    assert code == 2 and out == ""
+    assert_one_line_error(err, "--max-messages")
+    code, out, err = run(capsys, "simulate", "--schedule", chain_file, "--horizon", "10",
+                         "-o", tmp_path / "x.json")
+    assert code == 2
+    assert_one_line_error(err, "--output")
