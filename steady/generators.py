@@ -43,7 +43,7 @@ from .errors import InputError
 from .platform import Link, Platform
 
 __all__ = ["random_platform", "mesh_platform", "random_dag_platform", "tiers_platform",
-           "draw_bandwidth"]
+           "scale_platform", "scale_density", "draw_bandwidth"]
 
 #: Seed 000 Table 2: bandwidths ~ Gaussian(mean=100 MB/s, deviation=20 MB/s).
 MEAN_BANDWIDTH = 100
@@ -266,6 +266,85 @@ def random_dag_platform(nodes: int, density: float = 0.1, seed=0, *, slice_size=
             arcs.append((rng.choice(order[:j]), order[j]))
     return _platform(rng, names, arcs, law,
                      name or _default_name("dag", nodes, density, seed), multiport)
+
+
+# -- large sparse platforms (issue 17's scaling benchmark) -------------------------------
+
+#: Up to this many nodes a scale platform has seed 000's density 0.1; beyond, 6/n (an
+#: average of about 6 random neighbours per node, as in real clusters and grids).
+SCALE_DENSE_UP_TO = 100
+SCALE_NEIGHBOURS = 6
+#: Integer bandwidths, clipped below at 10 MB/s: costs 1000/b stay within [~4, 100].
+SCALE_MIN_BANDWIDTH = 10
+
+
+def scale_density(nodes: int) -> float:
+    """The pair probability of :func:`scale_platform`: 0.1 up to 100 nodes, 6/n beyond."""
+    return 0.1 if nodes <= SCALE_DENSE_UP_TO else SCALE_NEIGHBOURS / nodes
+
+
+def scale_platform(nodes: int, seed=0, density: float | None = None, *,
+                   slice_size=1000, name: str | None = None) -> Platform:
+    """A large random platform of issue 17 (seed 000 Table 2 style, ours for the sizes).
+
+    A random spanning tree (each destination, in a random order, linked to a uniformly
+    drawn earlier node) makes every node reachable; then each unordered pair of nodes is
+    linked with probability ``density`` (default :func:`scale_density`: 0.1 up to 100
+    nodes, 6/n beyond).  Every link is both arcs; each arc draws its own integer
+    bandwidth round(N(100, 20)) MB/s clipped below at 10, and costs
+    ``slice_size / bandwidth`` exactly.  Nodes ``"P0" .. "P{n-1}"``, source ``"P0"``.
+
+    >>> p = scale_platform(200, seed=1)
+    >>> p.source, len(p.nodes), p == scale_platform(200, seed=1)
+    ('P0', 200, True)
+    """
+    origin = "scale_platform"
+    names = _names(nodes, origin)
+    p = _check_density(scale_density(nodes) if density is None else density, origin)
+    if Fraction(slice_size) <= 0:
+        raise InputError(origin, "slice_size", f"must be > 0, got {slice_size}")
+    rng = random.Random(seed)
+    pairs = {frozenset(arc) for arc in _random_arborescence(rng, names)}
+    # Drawing every pair is O(n^2) random numbers (0.5 s at 1000 nodes); drawing the
+    # gaps between successes (geometric law) is O(links) and gives the same law.
+    for k in _bernoulli_successes(rng, nodes * (nodes - 1) // 2, p):
+        pairs.add(frozenset(_pair(k, nodes)))
+    index = {v: i for i, v in enumerate(names)}
+    arcs = sorted((arc for pair in pairs for arc in (tuple(pair), tuple(pair)[::-1])),
+                  key=lambda arc: (index[arc[0]], index[arc[1]]))
+    links = [Link(u, v, Fraction(slice_size) / max(SCALE_MIN_BANDWIDTH,
+                                                   round(rng.gauss(MEAN_BANDWIDTH,
+                                                                   SD_BANDWIDTH))))
+             for u, v in arcs]
+    label = name or _default_name("scale", nodes, None, seed)
+    return Platform(names[0], links, names, label, origin=f"<generated {label}>")
+
+
+def _bernoulli_successes(rng: random.Random, count: int, p: float):
+    """Indices in range(count) of independent Bernoulli(p) successes, by geometric gaps."""
+    if p <= 0:
+        return
+    if p >= 1:
+        yield from range(count)
+        return
+    import math
+
+    log_q = math.log1p(-p)
+    k = -1
+    while True:
+        k += 1 + int(math.log(1.0 - rng.random()) / log_q)
+        if k >= count:
+            return
+        yield k
+
+
+def _pair(k: int, n: int) -> tuple[str, str]:
+    """The k-th unordered pair (i < j) of n nodes in row order."""
+    i = 0
+    while k >= n - 1 - i:
+        k -= n - 1 - i
+        i += 1
+    return f"P{i}", f"P{i + 1 + k}"
 
 
 # -- Tiers-like hierarchical platforms (seed 000 §5.1, Table 3) ----------------------------

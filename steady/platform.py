@@ -16,28 +16,83 @@ from fractions import Fraction
 from types import MappingProxyType
 from typing import Iterable, Mapping
 
-from .errors import InputError
-from .fileio import JsonDocument, check_version, load_json, loads_json
-from .numbers import document_number, format_exact
+from .errors import InputError, echo
+from .fileio import JsonDocument, check_format, check_version, load_json, loads_json
+from .numbers import document_number, format_exact, parse_exact
+from .network.model import Network
 
 FORMAT = "steady-platform"
 VERSION = 1
-_TOP_KEYS = {"format", "version", "name", "source", "nodes", "links", "send_overhead"}
+_TOP_KEYS = {"format", "version", "name", "source", "nodes", "links", "send_overhead",
+             "network"}
 _LINK_KEYS = {"from", "to", "cost", "bandwidth", "startup"}
 
 
 @dataclass(frozen=True)
 class Link:
-    """The arc tail -> head: ``cost`` time units per unit message, ``startup`` β."""
+    """The arc tail -> head: ``cost`` time units per unit message, ``startup`` β.
+
+    ``cost`` (> 0) and ``startup`` (>= 0) may be given as any exact number -- int,
+    Fraction, Decimal, text such as ``"1/3"`` or ``"0.1"`` -- or a float, read through its
+    shortest decimal text as the file format reads it (``0.1`` is 1/10); they are stored
+    as Fractions.  Anything else raises InputError naming the link."""
 
     tail: str
     head: str
     cost: Fraction
     startup: Fraction = Fraction(0)
 
+    def __post_init__(self):
+        # Validated here, not only by Platform: no negative cost ever gets into a Link.
+        for name, positive in (("cost", True), ("startup", False)):
+            value = getattr(self, name)
+            if type(value) is not Fraction or not (value > 0 if positive else value >= 0):
+                object.__setattr__(self, name, _python_number(
+                    value, f"Link({self.tail!r}, {self.head!r}).{name}", positive))
+
     @property
     def arc(self) -> tuple[str, str]:
         return (self.tail, self.head)
+
+    def __repr__(self):
+        """``Link('a', 'b', '1/3')``: short, and ``eval`` gives the link back."""
+        text = f"Link({self.tail!r}, {self.head!r}, {_number_repr(self.cost)}"
+        if self.startup:
+            text += f", startup={_number_repr(self.startup)}"
+        return text + ")"
+
+    def _repr_pretty_(self, p, cycle):  # hypothesis and IPython print the repr
+        p.text(repr(self))
+
+
+def _inferred_nodes(source, links) -> tuple:
+    """The nodes a platform without ``nodes`` gets: the source, then in link order."""
+    seen: dict[str, None] = {source: None}
+    for link in links:
+        seen.setdefault(link.tail)
+        seen.setdefault(link.head)
+    return tuple(seen)
+
+
+def _python_number(value, element: str, positive: bool, origin: str = "<python>") -> Fraction:
+    """An exact number given from Python (see :class:`Link`), or InputError."""
+    if type(value) is Fraction and (value > 0 if positive else value >= 0):
+        return value
+    bound = "> 0" if positive else ">= 0"
+    try:   # from Python, surrounding spaces are forgiven (documents have none)
+        x = parse_exact(value.strip() if isinstance(value, str) else value)
+    except ValueError:
+        raise InputError(origin, element, f"must be an exact number {bound} (an int, "
+                         f"Fraction, Decimal or text such as '1/3'), got {value!r}") from None
+    if x <= 0 if positive else x < 0:
+        raise InputError(origin, element, f"must be an exact number {bound}, got "
+                         f"{format_exact(x)}")
+    return x
+
+
+def _number_repr(x: Fraction) -> str:
+    """An exact number as Python source the constructors read back: 3 or '7/2'."""
+    return format_exact(x) if x.denominator == 1 else repr(format_exact(x))
 
 
 class Platform(JsonDocument):
@@ -47,25 +102,23 @@ class Platform(JsonDocument):
     every derived computation is deterministic.
     """
 
-    __slots__ = ("name", "source", "nodes", "links", "send_overhead", "_cost",
+    __slots__ = ("name", "source", "nodes", "links", "send_overhead", "network", "_cost",
                  "_out", "_in")
 
     def __init__(self, source: str, links: Iterable[Link], nodes: Iterable[str] | None = None,
                  name: str = "", send_overhead: Mapping[str, Fraction] | None = None,
-                 origin: str = "<platform>"):
+                 origin: str = "<platform>", network: Network | None = None):
         links = tuple(links)
         if nodes is None:
-            seen: dict[str, None] = {source: None}
-            for link in links:
-                seen.setdefault(link.tail)
-                seen.setdefault(link.head)
-            nodes = tuple(seen)
+            nodes = _inferred_nodes(source, links)
+        object.__setattr__(self, "network", network)  # the physical links (issue 19)
         object.__setattr__(self, "name", name)
         object.__setattr__(self, "source", source)
         object.__setattr__(self, "nodes", tuple(nodes))
         object.__setattr__(self, "links", links)
-        object.__setattr__(self, "send_overhead",
-                           MappingProxyType(dict(send_overhead or {})))
+        object.__setattr__(self, "send_overhead", MappingProxyType({
+            v: _python_number(o, f"send_overhead[{v!r}]", False, origin)
+            for v, o in (send_overhead or {}).items()}))
         _validate(self, origin)
         out: dict[str, list[Link]] = {v: [] for v in self.nodes}
         inn: dict[str, list[Link]] = {v: [] for v in self.nodes}
@@ -75,6 +128,8 @@ class Platform(JsonDocument):
         object.__setattr__(self, "_cost", MappingProxyType({l.arc: l.cost for l in links}))
         object.__setattr__(self, "_out", MappingProxyType({v: tuple(ls) for v, ls in out.items()}))
         object.__setattr__(self, "_in", MappingProxyType({v: tuple(ls) for v, ls in inn.items()}))
+        if network is not None:
+            network.check(self, origin)
 
     def __setattr__(self, key, value):
         raise AttributeError("Platform is immutable")
@@ -144,25 +199,48 @@ class Platform(JsonDocument):
             return NotImplemented
         return (self.source == other.source and set(self.nodes) == set(other.nodes)
                 and set(self.links) == set(other.links)
-                and dict(self.send_overhead) == dict(other.send_overhead))
+                and dict(self.send_overhead) == dict(other.send_overhead)
+                and self.network == other.network)
 
     def __hash__(self):
         return hash((self.source, frozenset(self.links)))
 
     def __repr__(self):
-        return (f"Platform(name={self.name!r}, source={self.source!r}, "
-                f"{len(self.nodes)} nodes, {len(self.links)} links)")
+        """``Platform('Ps', [Link('Ps', 'P1', 1), ...], name='figure-1')``: ``eval``
+        gives an equal platform back (with ``Platform`` and ``Link`` in scope), so a
+        falsifying example can be pasted into a test; ``nodes`` only when their order
+        is not the one the links give."""
+        args = [repr(self.source), "[" + ", ".join(map(repr, self.links)) + "]"]
+        if self.nodes != _inferred_nodes(self.source, self.links):
+            args.append(f"nodes={list(self.nodes)!r}")
+        if self.name:
+            args.append(f"name={self.name!r}")
+        if self.send_overhead:
+            overhead = ", ".join(f"{v!r}: {_number_repr(o)}"
+                                 for v, o in self.send_overhead.items())
+            args.append(f"send_overhead={{{overhead}}}")
+        if getattr(self, "network", None) is not None:
+            args.append(f"network={self.network!r}")
+        return f"Platform({', '.join(args)})"
 
     # -- derived platforms (all validated again) ---------------------------------
     def replace_links(self, links: Iterable[Link], name: str | None = None) -> "Platform":
+        """The platform with these links; the network keeps the routes of those arcs."""
+        links = tuple(links)
+        network = (None if self.network is None
+                   else self.network.restricted(l.arc for l in links))
         return Platform(self.source, links, self.nodes,
-                        self.name if name is None else name, self.send_overhead)
+                        self.name if name is None else name, self.send_overhead,
+                        network=network)
 
     def scale_costs(self, factor) -> "Platform":
-        """Every cost multiplied by ``factor`` (> 0)."""
-        factor = Fraction(factor)
-        return self.replace_links(Link(l.tail, l.head, l.cost * factor, l.startup)
-                                  for l in self.links)
+        """Every cost multiplied by ``factor`` (> 0; any exact number, a float by its
+        decimal text, as for :class:`Link`)."""
+        factor = _python_number(factor, "scale_costs(factor)", True)
+        return Platform(self.source, (Link(l.tail, l.head, l.cost * factor, l.startup)
+                                      for l in self.links), self.nodes, self.name,
+                        self.send_overhead, network=None if self.network is None
+                        else self.network.scaled(factor))
 
     def relabel(self, mapping: Mapping[str, str]) -> "Platform":
         """The same platform with nodes renamed by ``mapping`` (a bijection)."""
@@ -170,7 +248,8 @@ class Platform(JsonDocument):
         return Platform(m(self.source),
                         (Link(m(l.tail), m(l.head), l.cost, l.startup) for l in self.links),
                         [m(v) for v in self.nodes], self.name,
-                        {m(v): o for v, o in self.send_overhead.items()})
+                        {m(v): o for v, o in self.send_overhead.items()},
+                        network=None if self.network is None else self.network.relabel(mapping))
 
     def subplatform(self, keep) -> "Platform":
         """The platform restricted to the links for which ``keep(link)`` is true."""
@@ -193,6 +272,8 @@ class Platform(JsonDocument):
         doc["links"] = links
         if self.send_overhead:
             doc["send_overhead"] = {v: format_exact(o) for v, o in self.send_overhead.items()}
+        if self.network is not None:
+            doc["network"] = self.network.to_dict()
         return doc
 
     @staticmethod
@@ -201,15 +282,23 @@ class Platform(JsonDocument):
 
     @classmethod
     def from_networkx(cls, graph, source, name: str = "") -> "Platform":
-        """From a networkx DiGraph whose edges carry ``cost`` or ``bandwidth``
-        (and optionally ``startup``); node attribute ``send_overhead`` is optional."""
+        """From a networkx DiGraph whose edges carry ``cost`` or ``bandwidth`` -- or,
+        when they carry neither, networkx's usual ``weight``, read as the cost -- and
+        optionally ``startup``; node attribute ``send_overhead`` is optional.  Node
+        names become ``str(node)``; numbers are read as in the file format."""
         origin = "<networkx>"
         if not graph.is_directed():
-            raise InputError(origin, "graph", "must be a directed graph (nx.DiGraph)")
+            raise InputError(origin, "graph", "must be a directed graph (nx.DiGraph; "
+                             "graph.to_directed() gives both arcs of every edge)")
         links = []
-        for u, v, data in graph.edges(data=True):
+        for i, (u, v, data) in enumerate(graph.edges(data=True)):
             entry = {"from": str(u), "to": str(v)}
             entry.update({k: data[k] for k in ("cost", "bandwidth", "startup") if k in data})
+            if "cost" not in entry and "bandwidth" not in entry:
+                if "weight" not in data:
+                    raise InputError(origin, f"links[{i}] ({u}->{v})", "give one of "
+                                     "'cost', 'bandwidth' or 'weight' (neither given)")
+                entry["cost"] = data["weight"]
             links.append(entry)
         doc = {"format": FORMAT, "version": VERSION, "source": str(source),
                "nodes": [str(v) for v in graph.nodes], "links": links}
@@ -242,14 +331,11 @@ def _name(value, origin: str, element: str) -> str:
 
 
 def _from_document(doc, origin: str) -> Platform:
-    if not isinstance(doc, dict):
-        raise InputError(origin, "document", "a steady-platform document is a JSON object")
+    check_format(doc, origin, FORMAT)   # first: a schedule given here is named as one
     unknown = sorted(set(doc) - _TOP_KEYS)
     if unknown:
         raise InputError(origin, f"key {unknown[0]!r}", "unknown key (allowed: "
                          + ", ".join(sorted(_TOP_KEYS)) + ")")
-    if doc.get("format", FORMAT) != FORMAT:
-        raise InputError(origin, "format", f"expected {FORMAT!r}, got {doc['format']!r}")
     check_version(doc, origin, VERSION, required=False)
     name = doc.get("name", "")
     if not isinstance(name, str):
@@ -276,7 +362,8 @@ def _from_document(doc, origin: str) -> Platform:
             raise InputError(origin, "send_overhead", "must be an object {node: overhead}")
         for v, o in doc["send_overhead"].items():
             overhead[v] = document_number(o, origin, f"send_overhead[{v!r}]", positive=False)
-    return Platform(source, links, nodes, name, overhead, origin=origin)
+    network = Network.from_dict(doc["network"], origin) if "network" in doc else None
+    return Platform(source, links, nodes, name, overhead, origin=origin, network=network)
 
 
 def _link(entry, origin: str, i: int) -> Link:
@@ -385,7 +472,9 @@ def load_tree(path, platform: Platform) -> dict[str, str]:
             raise InputError(origin, f"key {unknown[0]!r}", "unknown key")
         edges = doc.get("edges")
     else:
-        raise InputError(origin, "format", "expected a steady-tree or steady-platform document")
+        got = doc.get("format") if isinstance(doc, dict) else None
+        raise InputError(origin, "format", "expected 'steady-tree' or 'steady-platform', "
+                         f"got {echo(got)}")
     parent = _tree_edges(edges, origin)
     platform.check_arborescence(parent, origin)
     return parent

@@ -30,7 +30,6 @@ file, the element (e.g. ``steps[3].transfers[1].messages``) and the reason.
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from fractions import Fraction
@@ -39,7 +38,7 @@ from typing import Mapping
 
 from .errors import InputError
 from .fileio import atomic_write_text, check_version, load_json
-from .numbers import format_exact, int_text, many_digits, parse_exact
+from .numbers import format_exact, int_text, many_digits, parse_exact, parse_integer
 from .platform import Platform
 
 FORMAT = "steady-schedule"
@@ -55,10 +54,8 @@ _TREE_KEYS = {"weight", "edges"}
 _STEP_KEYS = {"duration", "transfers"}
 _TRANSFER_KEYS = {"from", "to", "tree", "messages"}
 _TIMED_TRANSFER_KEYS = _TRANSFER_KEYS | {"start"}
-_CERTIFICATE_KEYS = {"out_prices", "in_prices", "min_tree_cost", "scale", "min_flow"}
-_INTEGER_TEXT = re.compile(r"^\s*[+-]?\d+\s*$")
-
-
+_CERTIFICATE_KEYS = {"out_prices", "in_prices", "min_tree_cost", "scale", "min_flow",
+                     "link_prices"}
 # -- the objects ------------------------------------------------------------------
 
 @dataclass(frozen=True)
@@ -73,6 +70,12 @@ class Transfer:
     @property
     def arc(self) -> tuple[str, str]:
         return (self.tail, self.head)
+
+    def __repr__(self):
+        return f"Transfer({self.tail!r}, {self.head!r}, {self.tree!r}, {self.messages!r})"
+
+    def _repr_pretty_(self, p, cycle):  # hypothesis and IPython print the repr
+        p.text(repr(self))
 
     def to_dict(self) -> dict:
         return {"from": self.tail, "to": self.head, "tree": _int_out(self.tree),
@@ -99,6 +102,12 @@ class TimedTransfer:
     def arc(self) -> tuple[str, str]:
         return (self.tail, self.head)
 
+    def __repr__(self):
+        return (f"TimedTransfer({self.tail!r}, {self.head!r}, {self.tree!r}, "
+                f"{self.messages!r}, {_repr(self.start)})")
+
+    _repr_pretty_ = Transfer._repr_pretty_
+
     def to_dict(self) -> dict:
         return {"from": self.tail, "to": self.head, "tree": _int_out(self.tree),
                 "messages": _int_out(self.messages), "start": format_exact(self.start)}
@@ -115,6 +124,11 @@ class Step:
         object.__setattr__(self, "transfers", tuple(self.transfers))
         if isinstance(self.duration, int) and not isinstance(self.duration, bool):
             object.__setattr__(self, "duration", Fraction(self.duration))
+
+    def __repr__(self):
+        return f"Step({_repr(self.duration)}, {list(self.transfers)!r})"
+
+    _repr_pretty_ = Transfer._repr_pretty_
 
     def to_dict(self) -> dict:
         return {"duration": format_exact(self.duration),
@@ -141,6 +155,11 @@ class TreeEntry:
         """``{child: parent}`` (the last edge wins if a child has two parents)."""
         return {c: p for p, c in self.edges}
 
+    def __repr__(self):
+        return f"TreeEntry({self.weight!r}, {list(self.edges)!r})"
+
+    _repr_pretty_ = Transfer._repr_pretty_
+
     def to_dict(self) -> dict:
         return {"weight": _int_out(self.weight), "edges": [[p, c] for p, c in self.edges]}
 
@@ -153,7 +172,9 @@ class PriceCertificate:
 
     ``min_tree_cost`` is an optional claim (checked by :mod:`steady.verify` when given);
     ``scale`` and ``min_flow`` describe the LP's primal rates, which a schedule does not
-    carry: they are read and written back, never trusted.
+    carry: they are read and written back, never trusted.  ``link_prices`` (link id ->
+    price) are the prices of the shared network links of the platform (issue 19): they
+    join the sum and add z_l c_l to every arc whose route crosses link l.
     """
 
     out_prices: Mapping[str, Fraction] = field(default_factory=dict, hash=False)
@@ -161,9 +182,10 @@ class PriceCertificate:
     min_tree_cost: Fraction | None = None
     scale: int | None = None
     min_flow: Fraction | None = None
+    link_prices: Mapping[str, Fraction] = field(default_factory=dict, hash=False)
 
     def __post_init__(self):
-        for name in ("out_prices", "in_prices"):
+        for name in ("out_prices", "in_prices", "link_prices"):
             object.__setattr__(self, name, MappingProxyType(dict(getattr(self, name))))
 
     @classmethod
@@ -171,7 +193,20 @@ class PriceCertificate:
         """The port prices of an optimum's certificate (any object with ``out_prices``
         and ``in_prices``, such as :class:`steady.throughput.Certificate`): the one
         conversion from the solver's proof to the file's."""
-        return cls(dict(certificate.out_prices), dict(certificate.in_prices))
+        return cls(dict(certificate.out_prices), dict(certificate.in_prices),
+                   link_prices={l: z for l, z in getattr(certificate, "link_prices",
+                                                         {}).items() if z})
+
+    def __repr__(self):
+        args = [_mapping_repr(self.out_prices), _mapping_repr(self.in_prices)]
+        args += [f"{k}={_repr(getattr(self, k))}" for k in ("min_tree_cost", "scale",
+                                                            "min_flow")
+                 if getattr(self, k) is not None]
+        if self.link_prices:
+            args.append(f"link_prices={_mapping_repr(self.link_prices)}")
+        return f"PriceCertificate({', '.join(args)})"
+
+    _repr_pretty_ = Transfer._repr_pretty_
 
     def to_dict(self) -> dict:
         doc = {"out_prices": {v: format_exact(p) for v, p in self.out_prices.items()},
@@ -182,6 +217,8 @@ class PriceCertificate:
             doc["scale"] = _int_out(self.scale)
         if self.min_flow is not None:
             doc["min_flow"] = format_exact(self.min_flow)
+        if self.link_prices:
+            doc["link_prices"] = {l: format_exact(z) for l, z in self.link_prices.items()}
         return doc
 
 
@@ -228,6 +265,36 @@ class Schedule:
                         else _certificate(fragment, "<extra>", "certificate"))
                 object.__setattr__(self, "certificate", cert)
         object.__setattr__(self, "extra", MappingProxyType(extra))
+
+    def __repr__(self):
+        """Python source that ``eval`` turns into an equal Schedule (with the classes
+        of this module, ``Platform``, ``Link`` and ``Fraction`` in scope; see
+        docs/testing.md): falsifying examples can be pasted into a test."""
+        return f"Schedule({', '.join(self._repr_args())})"
+
+    def _repr_pretty_(self, p, cycle):
+        """The repr, one argument a line (hypothesis' falsifying examples, IPython)."""
+        with p.group(4, "Schedule(", ")"):
+            for i, arg in enumerate(self._repr_args()):
+                if i:
+                    p.text(",")
+                    p.breakable()
+                p.text(arg)
+
+    def _repr_args(self) -> list[str]:
+        args = [repr(self.platform), _repr(self.throughput), _repr(self.period),
+                repr(self.messages_per_period), f"trees={list(self.trees)!r}"]
+        if self.steps or self.version == VERSION:
+            args.append(f"steps={list(self.steps)!r}")
+        if self.transfers:
+            args.append(f"transfers={list(self.transfers)!r}")
+        if self.version != VERSION:
+            args.append(f"version={self.version!r}")
+        if self.certificate is not None:
+            args.append(f"certificate={self.certificate!r}")
+        if self.extra:
+            args.append(f"extra={dict(self.extra)!r}")
+        return args
 
     # -- documents ---------------------------------------------------------------
     def to_dict(self) -> dict:
@@ -302,7 +369,8 @@ class Schedule:
         if self.certificate is None:
             return None
         return (sum(self.certificate.out_prices.values(), Fraction(0))
-                + sum(self.certificate.in_prices.values(), Fraction(0)))
+                + sum(self.certificate.in_prices.values(), Fraction(0))
+                + sum(self.certificate.link_prices.values(), Fraction(0)))
 
 
 def timed(schedule: Schedule) -> Schedule:
@@ -326,6 +394,20 @@ def timed(schedule: Schedule) -> Schedule:
             offset[t.arc] = offset.get(t.arc, Fraction(0)) + t.messages * cost
         begin += step.duration
     return replace(schedule, steps=(), transfers=tuple(out), version=TIMED)
+
+
+# -- reprs --------------------------------------------------------------------------
+
+def _repr(x) -> str:
+    """An exact number as short Python source: ``3`` for an integral Fraction (the
+    constructors turn ints into Fractions), ``Fraction(7, 2)`` otherwise."""
+    if type(x) is Fraction:
+        return repr(x.numerator) if x.denominator == 1 else repr(x)
+    return repr(x)
+
+
+def _mapping_repr(m) -> str:
+    return "{" + ", ".join(f"{k!r}: {_repr(v)}" for k, v in m.items()) + "}"
 
 
 # -- writing ----------------------------------------------------------------------
@@ -438,15 +520,10 @@ def _exact(value, origin: str, element: str) -> Fraction:
 
 
 def _integer(value, origin: str, element: str) -> int:
-    if isinstance(value, int) and not isinstance(value, bool):
-        return value
-    if isinstance(value, str) and _INTEGER_TEXT.match(value):
-        try:
-            return int(value)
-        except ValueError as exc:  # beyond Python's int-from-text digit limit
-            raise InputError(origin, element, str(exc)) from None
-    raise InputError(origin, element, f"must be an integer (a JSON integer or its decimal "
-                                      f"text), got {value!r}")
+    try:   # ASCII digits only, no " +1 " (steady.numbers: the one grammar)
+        return parse_integer(value)
+    except ValueError as exc:
+        raise InputError(origin, element, str(exc)) from None
 
 
 def _node(value, origin: str, element: str) -> str:
@@ -568,7 +645,7 @@ def _timed_transfer(entry, origin: str, element: str) -> TimedTransfer:
 def _certificate(entry, origin: str, element: str) -> PriceCertificate:
     entry = _object(entry, origin, element, _CERTIFICATE_KEYS, "a certificate")
     prices = {}
-    for side in ("out_prices", "in_prices"):
+    for side in ("out_prices", "in_prices", "link_prices"):
         table = entry.get(side, {})
         if not isinstance(table, dict):
             raise InputError(origin, f"{element}.{side}",
@@ -582,4 +659,5 @@ def _certificate(entry, origin: str, element: str) -> PriceCertificate:
             optional[key] = _exact(entry[key], origin, f"{element}.{key}")
     if "scale" in entry:
         optional["scale"] = _integer(entry["scale"], origin, f"{element}.scale")
-    return PriceCertificate(prices["out_prices"], prices["in_prices"], **optional)
+    return PriceCertificate(prices["out_prices"], prices["in_prices"],
+                            link_prices=prices["link_prices"], **optional)

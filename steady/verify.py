@@ -38,11 +38,26 @@ spanning arborescence costing >= c > 0 under them) bound every schedule's throug
 sum(y) / c (weak duality), so ``ratio`` = throughput / (sum(y) / c) is a certified lower
 bound on throughput / optimum, equal to it when sum(y) / c is the optimum (as in the
 files steady writes).  ``min_ratio`` rejects a lower ratio (``ratio``); claimed
-``optimum`` and ``ratio`` keys must equal the certified values (``ratio``).
+``optimum`` and ``ratio`` keys must equal the certified values (``ratio``).  A version 1
+schedule that claims ``optimum`` or ``ratio`` (a short period in synchronous steps,
+``steady schedule --max-messages M --steps``) is rated the same way instead of being
+required to be optimal; one without the claims must be optimal, and ``min_ratio`` then
+checks the ratio its certificate proves (1 when optimal).
 
 Objects of the wrong type (a Schedule built in Python with a float duration, say) are
 reported as kind ``format``; a *file* that cannot be read as a schedule never gets here:
 :meth:`Schedule.from_file` raises :class:`~steady.errors.InputError` (exit code 2).
+
+On a platform with a network section (issue 19; proofs/network-links.md), each shared
+link l that routes cross is one more capacity (kind ``network``): in a version 1 step,
+the step's transfers whose route crosses l take sum(messages) x c_l <= the step's
+duration; in a version 2 timetable, at every instant the transfers in progress through
+l use at most its capacity, sum of c_l / c_arc <= 1 (a transfer runs at its arc's speed,
+so it uses the fraction c_l / c_arc of l).  The certificate's link prices join the port
+prices: they are >= 0, count in the sum, and add z_l c_l to the weight of every arc
+crossing l.  A version 1 schedule on such a platform need not reach the optimum (steps
+that fit the links may not fill every port): like a version 2 one it gets a certified
+``ratio``, which ``min_ratio`` bounds.
 
 Why the rules suffice (002 §5.4.2): messages of tree l that a node forwards during
 period r are those it received from its parent in T_l during period r-1; since every
@@ -58,7 +73,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from .certificate import min_arborescence_cost
+from .certificate import link_price_weights, min_arborescence_cost, shared_link_arcs
 from .numbers import format_exact
 from .platform import Platform
 from .numbers import parse_exact
@@ -68,7 +83,7 @@ __all__ = ["KINDS", "Violation", "VerifyReport", "verify", "verify_file"]
 
 #: Every kind of violation, in the order the checks run.
 KINDS = ("format", "platform", "period", "duration", "link", "tree-index", "tree-edge",
-         "messages", "start", "window", "one-port", "capacity", "tree", "weight",
+         "messages", "start", "window", "one-port", "capacity", "network", "tree", "weight",
          "delivery", "messages-per-period", "throughput", "optimality", "ratio")
 
 
@@ -95,9 +110,11 @@ class Violation:
 @dataclass
 class VerifyReport:
     """The result of :func:`verify`: ``ok`` when ``violations`` is empty; ``optimality``
-    says whether the optimality certificate was checked; for a timed (version 2)
-    schedule with a valid certificate, ``bound`` is the certified upper bound on the
-    optimum and ``ratio`` = throughput / bound."""
+    says whether the optimality certificate was checked; ``rated`` whether the
+    schedule was rated instead (a timetable, steps claiming a ratio, steps on shared
+    links); then, with a valid certificate, ``bound`` is the certified upper bound on
+    the optimum and ``ratio`` = throughput / bound (also set for an optimal version 1
+    schedule checked with ``min_ratio``)."""
 
     violations: list[Violation] = field(default_factory=list)
     optimality: bool = True
@@ -107,6 +124,7 @@ class VerifyReport:
     version: int = 1
     bound: Fraction | None = None
     ratio: Fraction | None = None
+    rated: bool = False
 
     @property
     def ok(self) -> bool:
@@ -125,7 +143,7 @@ class VerifyReport:
         doc = {"valid": self.ok, "optimality_checked": self.optimality,
                "steps": self.steps, "transfers": self.transfers, "trees": self.trees,
                "violations": [v.to_dict() for v in self.violations]}
-        if self.version == TIMED:
+        if self.version == TIMED or self.bound is not None:
             doc.update({"version": self.version, "optimum_bound": _text(self.bound),
                         "ratio": _text(self.ratio)})
         return doc
@@ -194,12 +212,28 @@ def verify(platform: Platform | None, schedule: Schedule, optimality: bool = Tru
         carried = _check_steps(platform, schedule, tree_edges, report)
     _check_trees(platform, trees, tree_ok, tree_edges, carried, report)
     _check_totals(schedule, trees, tree_ok, report)
-    if report.version == TIMED:  # --no-optimality: a certificate is not required
+    # A timetable, or steps fitted to shared links (issue 19), is rated, not required
+    # to be optimal.
+    # Steps that claim a ratio (short periods in steps, issue 24) too; and steps asked
+    # for a ratio without optimality.
+    if (report.version == TIMED or shared_link_arcs(platform) or _claims_ratio(schedule)
+            or not optimality and min_ratio is not None):
+        # --no-optimality: a certificate is not required
         if optimality or schedule.certificate is not None or min_ratio is not None:
+            report.rated = True
             _check_ratio(platform, schedule, min_ratio, report)
     elif optimality:
-        _check_optimality(platform, schedule, report)
+        cost = _check_optimality(platform, schedule, report)
+        if min_ratio is not None and cost is not None:  # proven optimal: ratio 1
+            _rate(schedule, cost, min_ratio, report)
     return report
+
+
+def _claims_ratio(schedule: Schedule) -> bool:
+    """A version 1 schedule that claims ``optimum`` or ``ratio`` (steady writes both in
+    a short-period schedule in steps) is rated by its certificate, like a timetable;
+    without the claims, steps must be optimal."""
+    return any(key in schedule.extra for key in ("optimum", "ratio"))
 
 
 def verify_file(platform: Platform | None, path, optimality: bool = True,
@@ -246,6 +280,9 @@ def _check_platform(platform: Platform, embedded: Platform, report: VerifyReport
         report.add("platform", "platform.send_overhead",
                    _overheads(platform), _overheads(embedded),
                    "the send overheads differ")
+    if getattr(platform, "network", None) != getattr(embedded, "network", None):
+        report.add("platform", "platform.network", repr(platform.network),
+                   repr(embedded.network), "the network sections (links, routes) differ")
 
 
 def _overheads(p: Platform) -> str:
@@ -262,6 +299,7 @@ def _check_steps(platform: Platform, schedule: Schedule, tree_edges: list,
     carried: dict[tuple[int, str, str], int] = {}
     total = Fraction(0)
     durations_exact = True
+    shared = shared_link_arcs(platform)
     for i, step in enumerate(schedule.steps):
         where = f"steps[{i}]"
         if not isinstance(step, Step):
@@ -310,6 +348,7 @@ def _check_steps(platform: Platform, schedule: Schedule, tree_edges: list,
                                f"{messages} messages x cost "
                                f"{format_exact(platform.cost(*arc))} = {format_exact(busy)}"
                                f" > duration {format_exact(duration)}")
+        _check_step_network(shared, load, duration, where, report)
     period = schedule.period
     if not _is_exact(period):
         report.add("format", "period", "an exact number", type(period).__name__,
@@ -360,7 +399,58 @@ def _check_timetable(platform: Platform, schedule: Schedule, tree_edges: list,
         busy.setdefault(("in", t.head), []).append((t.start, end, where))
     for (side, node), intervals in busy.items():
         _check_port(side, node, intervals, report)
+    _check_timetable_network(platform, schedule, report)
     return carried
+
+
+def _check_step_network(shared: dict, load: dict, duration, where: str,
+                        report: VerifyReport) -> None:
+    """Issue 19's step rule: the step's transfers through a shared link take, one
+    after the other on it, sum(messages) x c_l <= the step's duration."""
+    for lid, (cost, arcs) in shared.items():
+        messages = sum(load.get(arc, 0) for arc in arcs)
+        if messages and messages * cost > duration:
+            busy = messages * cost
+            report.add("network", f"{where} network link {lid}", duration, busy,
+                       f"{messages} messages cross shared link {lid}: x cost "
+                       f"{format_exact(cost)} = {format_exact(busy)} > duration "
+                       f"{format_exact(duration)}")
+
+
+def _check_timetable_network(platform: Platform, schedule: Schedule,
+                             report: VerifyReport) -> None:
+    """Issue 19's rule for a timetable: at every instant, the transfers in progress
+    through a shared link l use sum c_l / c_arc <= 1 of it (a sweep over the starts and
+    ends; [start, end) intervals, so one ending as another starts is fine)."""
+    shared = shared_link_arcs(platform)
+    if not shared:
+        return
+    through: dict[tuple[str, str], list] = {}
+    for lid, (cost, arcs) in shared.items():
+        for arc in arcs:
+            through.setdefault(arc, []).append((lid, cost))
+    events: dict[str, list] = {}
+    for j, t in enumerate(schedule.transfers):
+        if not (isinstance(t, TimedTransfer) and _is_exact(t.start) and _is_int(t.messages)
+                and platform.has_link(t.tail, t.head) and t.arc in through):
+            continue
+        arc_cost = platform.cost(t.tail, t.head)
+        end = t.start + t.messages * arc_cost
+        if end <= t.start:
+            continue
+        for lid, cost in through[t.arc]:
+            share = cost / arc_cost
+            events.setdefault(lid, []).extend([(end, 0, -share, j), (t.start, 1, share, j)])
+    for lid, items in events.items():
+        items.sort(key=lambda e: (e[0], e[1]))
+        use = Fraction(0)
+        for time, _, share, j in items:
+            use += share
+            if share > 0 and use > 1:
+                report.add("network", f"transfers[{j}] network link {lid}", "<= 1", use,
+                           f"from {format_exact(time)}, the transfers in progress through "
+                           f"shared link {lid} use {format_exact(use)} of its capacity")
+                break
 
 
 def _check_port(side: str, node: str, intervals: list, report: VerifyReport) -> None:
@@ -521,18 +611,20 @@ def _check_totals(schedule: Schedule, trees, tree_ok, report: VerifyReport) -> N
                        f"schedule claims {format_exact(tp)}")
 
 
-def _check_optimality(platform: Platform, schedule: Schedule, report: VerifyReport) -> None:
+def _check_optimality(platform: Platform, schedule: Schedule,
+                      report: VerifyReport) -> Fraction | None:
     """Weak duality (proofs/certificate.md): prices y >= 0 with sum y = TP under which
-    every spanning arborescence costs >= 1 bound every feasible throughput by TP."""
+    every spanning arborescence costs >= 1 bound every feasible throughput by TP.
+    Returns the cheapest arborescence's cost when the prices are usable."""
     cert = schedule.certificate
     tp = schedule.throughput
     if cert is None:
         report.add("optimality", "certificate", "port prices", None,
                    "no certificate: the throughput is not proven optimal")
-        return
+        return None
     cost = _price_check(platform, cert, report)
     if cost is None:
-        return
+        return None
     total = _price_sum(cert)
     if not _is_exact(tp) or total != tp:
         report.add("optimality", "certificate", tp, total,
@@ -542,11 +634,13 @@ def _check_optimality(platform: Platform, schedule: Schedule, report: VerifyRepo
         report.add("optimality", "certificate", ">= 1", cost,
                    f"a spanning arborescence costs {format_exact(cost)} < 1 under the "
                    "prices: they do not bound the throughput")
+    return cost if cost > 0 else None
 
 
 def _price_sum(cert) -> Fraction:
-    return sum(cert.out_prices.values(), Fraction(0)) + sum(cert.in_prices.values(),
-                                                            Fraction(0))
+    return (sum(cert.out_prices.values(), Fraction(0))
+            + sum(cert.in_prices.values(), Fraction(0))
+            + sum(getattr(cert, "link_prices", {}).values(), Fraction(0)))
 
 
 def _price_check(platform: Platform, cert, report: VerifyReport) -> Fraction | None:
@@ -559,6 +653,22 @@ def _price_check(platform: Platform, cert, report: VerifyReport) -> Fraction | N
         return None
     nodes = set(platform.nodes)
     bad = False
+    link_prices = getattr(cert, "link_prices", {})
+    known_links = shared_link_arcs(platform)
+    for lid, z in link_prices.items():
+        where = f"certificate.link_prices[{lid!r}]"
+        if not _is_exact(z):
+            report.add("format", where, "an exact number", type(z).__name__,
+                       "a price is an int or a Fraction")
+            bad = True
+        elif z < 0:
+            report.add("optimality", where, ">= 0", z,
+                       f"negative price {format_exact(z)}: weak duality needs z >= 0")
+            bad = True
+        if lid not in known_links:
+            report.add("optimality", where, "a shared link some route crosses", lid,
+                       f"price for {lid!r}, not a shared link of the platform's network")
+            bad = True
     for side, prices in (("out_prices", cert.out_prices), ("in_prices", cert.in_prices)):
         for v, y in prices.items():
             where = f"certificate.{side}[{v!r}]"
@@ -576,8 +686,9 @@ def _price_check(platform: Platform, cert, report: VerifyReport) -> Fraction | N
                 bad = True
     if bad:
         return None
+    extra = link_price_weights(platform, link_prices)  # shared links (issue 19)
     weights = {l.arc: l.cost * (cert.out_prices.get(l.tail, 0) + cert.in_prices.get(l.head, 0))
-               for l in platform.links}
+               + extra.get(l.arc, 0) for l in platform.links}
     cost = min_arborescence_cost(platform.nodes, weights, root=platform.source)
     if cost is None:  # impossible for a validated Platform; kept for safety
         report.add("optimality", "certificate", "a spanning arborescence", None,
@@ -606,6 +717,13 @@ def _check_ratio(platform: Platform, schedule: Schedule, min_ratio, report: Veri
         report.add("ratio", "certificate", "> 0", cost, "the prices bound nothing: the "
                    "cheapest arborescence costs 0 under them")
         return
+    _rate(schedule, cost, min_ratio, report)
+
+
+def _rate(schedule: Schedule, cost: Fraction, min_ratio, report: VerifyReport) -> None:
+    """bound = sum(y) / c and ratio = throughput / bound; claimed ``optimum`` and
+    ``ratio`` must equal them, and the ratio must reach ``min_ratio`` when given."""
+    cert = schedule.certificate
     report.bound = _price_sum(cert) / cost
     if not _is_exact(schedule.throughput) or report.bound == 0:
         return

@@ -13,12 +13,15 @@ ROOT = Path(__file__).resolve().parent.parent / "steady"
 #: The pipeline, lowest stage first: a module imports only its own stage or lower ones.
 STAGES = [("errors",), ("numbers",), ("fileio",), ("progress",),   # ground
           ("exact",),                          # exact LP, max-flow, arborescences
-          ("platform", "__init__"),            # the model and its file format
-          ("generators", "strategies"),        # platforms made by code
+          ("network",),                        # physical links: section, link rows
+          ("platform", "__init__", "inputs"),  # the model, its file format, API inputs
+          ("generators",),                     # platforms made by code
           ("schedule_file",),                  # the schedule document
           ("throughput",), ("schedule",),      # SSB LP -> Thm 5 trees, Thm 6 matchings
           ("certificate",), ("verify",),       # the independent checkers
-          ("simulate",), ("present",),
+          ("strategies", "testing"),           # for users' test suites: all of the above
+          ("simulate", "simgrid"), ("present",),  # simgrid: import and replay
+          ("run",),                            # MPI execution: the one user of mpi4py
           ("heuristics", "grid", "ethernet"),  # seeds 000, 001, 004, beside the core
           ("experiments",), ("commands", "cli", "__main__")]
 GROUND = ("errors", "numbers", "fileio", "progress")

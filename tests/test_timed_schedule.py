@@ -12,7 +12,7 @@ from steady import default_platform
 from steady.platform import Platform
 from steady.schedule.packing import dinkelbach_weights, exact_ratio
 from steady.schedule.timed import (check_timetable, link_rates, list_schedule, port_loads,
-                                   rounded_counts, timed_schedule)
+                                   optimum_trees, rounded_counts, timed_schedule)
 from steady.schedule_file import TIMED, Schedule
 from steady.strategies import platforms
 from steady.throughput import throughput
@@ -93,7 +93,7 @@ def test_the_dinkelbach_search_never_loses_to_its_start(platform, most, data):
     messages whose exact ratio bound N / (TP*·L) is at least its start's, and at most 1
     (the optimum's prices bound every integer packing)."""
     result = throughput(platform, "trees")
-    parents = [dict(parent) for parent, _ in result.trees]
+    parents = [parent for parent, _ in optimum_trees(platform, result)]
     start = data.draw(st.lists(st.integers(0, 5), min_size=len(parents),
                                max_size=len(parents)).filter(lambda w: 0 < sum(w) <= most))
     weights = dinkelbach_weights(platform, parents, result.throughput, most, start)
@@ -110,7 +110,7 @@ def test_the_list_schedule_is_a_timetable_of_its_counts(platform, weights):
     port load and at most the sum of all the work (a list schedule never idles every
     port at once), with every tree edge carrying its weight."""
     result = throughput(platform, "trees")
-    trees = [(dict(parent), w) for (parent, _), w in zip(result.trees, weights)]
+    trees = [(parent, w) for (parent, _), w in zip(optimum_trees(platform, result), weights)]
     transfers, period = list_schedule(platform, trees)
     counts = {}
     for t in transfers:

@@ -7,31 +7,38 @@ modules of this package, one per seed system.
 
 The command modules hold argparse wiring and presentation only and import what a
 command computes when it runs, so building the parser stays cheap (``steady --help``).
-Exit codes: 0 success, 1 a check failed, 2 bad input or usage.  A user error is one line
-on stderr naming the file, the element and the reason, never a traceback.
+Exit codes: 0 success, 1 a check failed, 2 bad input or usage, 130 interrupted (Ctrl-C or
+SIGTERM).  A user error is one line on stderr naming the file, the element and the
+reason, never a traceback (docs/cli.md); the limits that remain are in docs/limits.md.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
+import threading
+from contextlib import contextmanager
 
 from .. import __version__
 from ..errors import InputError
-from . import core, ethernet, grid, heuristics, timed
+from ..numbers import MAX_TEXT_DIGITS
+from .options import SteadyParser
+from . import core, ethernet, grid, heuristics, mpi, simgrid, timed
 
 #: The modules that wire commands, in the order ``steady --help`` lists them.
-SYSTEMS = (core, timed, heuristics, grid, ethernet)
+SYSTEMS = (core, timed, mpi, simgrid, heuristics, grid, ethernet)
 #: The modules that wire campaigns under ``steady experiment``.
 CAMPAIGNS = (heuristics, grid, ethernet)
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The ``steady`` parser with every command and campaign."""
-    parser = argparse.ArgumentParser(
+    parser = SteadyParser(
         prog="steady", description="Optimal steady-state broadcast on heterogeneous "
-                                   "platforms (one-port model): exact and certified.")
+                                   "platforms (one-port model): exact and certified.",
+        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"steady {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for system in SYSTEMS:
@@ -44,13 +51,30 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+EPILOG = """\
+exit codes:
+  0    success (verify: the schedule is valid)
+  1    a check failed (verify found violations, a schedule was rejected, ...)
+  2    bad input or usage, an input beyond docs/limits.md included: one line on
+       stderr naming the file, the element and the reason (docs/cli.md)
+  130  interrupted (Ctrl-C or SIGTERM): output files are complete or absent"""
+
+
 def main(argv=None) -> int:
     """Run one ``steady`` command; returns its exit code."""
     parser = build_parser()
-    args = parser.parse_args(argv)
-    if args.command is None:  # plain `steady`: the help, not an error
-        parser.print_help()
-        return 0
+    with _stop_signals(), _digit_limit():
+        try:
+            args = parser.parse_args(argv)
+        except SystemExit as exc:  # --help, --version, or a usage error (printed)
+            return exc.code if isinstance(exc.code, int) else int(exc.code is not None)
+        if args.command is None:  # plain `steady`: the help, not an error
+            parser.print_help()
+            return 0
+        return _run(args)
+
+
+def _run(args) -> int:
     try:
         return args.run(args)
     except InputError as exc:
@@ -62,3 +86,53 @@ def main(argv=None) -> int:
     except BrokenPipeError:  # e.g. `steady show FILE | head`: the reader left
         sys.stdout = open(os.devnull, "w")
         return 0
+    except MemoryError:
+        print("steady: out of memory: the input is too large for this machine (the "
+              "limits are in docs/limits.md)", file=sys.stderr)
+        return 2
+    except ValueError as exc:
+        # The last guard of docs/limits.md: a number whose text would exceed
+        # MAX_TEXT_DIGITS digits (Python refuses the int <-> str conversion).
+        if "integer string conversion" not in str(exc):
+            raise
+        print(f"steady: a number has more than {MAX_TEXT_DIGITS} digits, the most steady "
+              "converts to or from text (docs/limits.md)", file=sys.stderr)
+        return 2
+
+
+def _interrupt(signum, frame):
+    raise KeyboardInterrupt
+
+
+@contextmanager
+def _stop_signals():
+    """SIGTERM (and SIGHUP) stop a command as Ctrl-C does: KeyboardInterrupt, so that
+    every temporary file is removed on the way out (steady.fileio) and the exit code is
+    130.  A signal the parent set to be ignored stays ignored; the handlers are put
+    back when the command returns (tests run commands in-process)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = {}
+    for name in ("SIGTERM", "SIGHUP"):
+        number = getattr(signal, name, None)
+        if number is not None and signal.getsignal(number) is not signal.SIG_IGN:
+            previous[number] = signal.signal(number, _interrupt)
+    try:
+        yield
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
+
+
+@contextmanager
+def _digit_limit():
+    """Python's int <-> str limit (4300 digits by default) set to MAX_TEXT_DIGITS for
+    the whole command: inputs are bounded by MAX_DIGITS when they are read, and exact
+    results may be longer than any input (docs/limits.md)."""
+    old = sys.get_int_max_str_digits()
+    sys.set_int_max_str_digits(0 if old == 0 else max(old, MAX_TEXT_DIGITS))
+    try:
+        yield
+    finally:
+        sys.set_int_max_str_digits(old)

@@ -9,12 +9,13 @@ prints it); each command imports the computing modules when it runs, so that
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 from fractions import Fraction
 
 from ..errors import InputError
 from ..numbers import format_exact, parse_exact
 from ..platform import Platform, load_platform, load_tree
-from . import timed
+from . import mpi, options, timed
 from .files import rejected, write_error, write_output
 from ..present.sheet import (IN_JSON, IN_THE_FILE, exact, number, per_time_unit,
                              platform_text, plural, print_json, print_sheet)
@@ -105,6 +106,9 @@ def _cmd_schedule(args) -> int:
             ("file", f"{args.output or '(not written: use -o FILE)'}, "
                      f"{summary['file_bytes']} bytes"),
             ("verified", "yes (steady verify: every rule, and optimality)")]
+    if "ratio" in stats:  # steps fitted to shared network links (issue 19)
+        rows.insert(2, ("ratio", f"{timed.ratio_text(stats['ratio'])} of the optimum "
+                                 "(certified: steps must fit the shared links)"))
     note = timed.huge_period_note(schedule.messages_per_period)
     if note:
         rows.append(("short period", note))
@@ -129,8 +133,9 @@ def _cmd_verify(args) -> int:
                     min_ratio=min_ratio)
     if args.json:
         print_json(report.to_dict())
-    elif report.ok and report.ratio is not None:
-        print(f"valid: timed, {report.transfers} transfers, {report.trees} trees; "
+    elif report.ok and report.rated and report.ratio is not None:
+        shape = "timed" if report.version == 2 else f"{report.steps} steps"
+        print(f"valid: {shape}, {report.transfers} transfers, {report.trees} trees; "
               f"throughput {format_exact(schedule.throughput)}, certified ratio "
               f"{timed.ratio_text(report.ratio)} of the optimum")
     elif report.ok:
@@ -146,13 +151,19 @@ def _cmd_verify(args) -> int:
 
 def _cmd_show(args) -> int:
     from ..schedule_file import Schedule
-    from ..present.show import gantt, period_table
+    from ..present.show import check_links, gantt, period_table
 
+    if args.trace:  # a steady run trace: the real execution beside the plan
+        return mpi.show_trace(args)
+    if args.schedule is None:
+        raise InputError("<command line>", "schedule", "give a schedule file (or --trace)")
     schedule = Schedule.from_file(args.schedule)
+    if args.gantt or schedule.version == 2:  # they need the links' costs
+        check_links(schedule, args.schedule)
     print(period_table(schedule))
     if args.gantt:
         try:
-            gantt(schedule, args.gantt)
+            gantt(schedule, args.gantt, args.schedule)
         except OSError as exc:
             raise write_error(args.gantt, exc) from None
         print(f"Gantt chart written to {args.gantt}")
@@ -160,27 +171,80 @@ def _cmd_show(args) -> int:
 
 
 def _cmd_simulate(args) -> int:
-    from ..simulate.horizon import horizon_report
+    """``steady simulate``: a finite horizon (002 §5.5, Lemma 7).  A schedule file runs
+    under its own rule unless --forwarding says otherwise; for a platform, the short
+    timed schedule and forwarding rule that deliver the most by K are picked."""
+    from ..simulate.horizon import certified_optimum, horizon_report
     from ..schedule_file import Schedule
+    from ..verify import verify
 
     horizon = _positive(args.horizon, "--horizon")
+    ladder = _ladder(args.max_messages)
     if args.schedule:
+        if args.max_messages is not None or args.output:
+            raise InputError("<command line>", "--max-messages" if args.max_messages
+                             is not None else "--output", "applies to a platform, not to "
+                             "--schedule (the file's schedule is simulated as it is)")
         schedule = Schedule.from_file(args.schedule)
-        rejected = _rejected(schedule.platform, schedule, optimality=False)
-        if rejected:
-            return rejected
+        checked = verify(schedule.platform, schedule, optimality=False)
+        if rejected(checked):
+            return 1
+        optimum, source = ((checked.bound, "certificate") if checked.bound is not None
+                           else certified_optimum(schedule))
+        report = horizon_report(schedule, horizon, args.max_events, optimum,
+                                args.forwarding or "period")
+        report = replace(report, optimum_source=source)
     else:
-        schedule = _optimal_schedule(args.platform, args.quiet)
-    report = horizon_report(schedule, horizon, args.max_events)
+        schedule, report = _planned_horizon(args, horizon, ladder)
     if args.plot:
         _horizon_plot(schedule, report, args.plot)
     if args.json:
         print_json(report.to_dict())
     else:
-        _print_simulation(report)
+        _print_simulation(report, schedule, args.output)
     for violation in report.violations[:20]:
         print(f"steady: simulation: {violation}", file=sys.stderr)
     return 1 if report.violations else 0
+
+
+def _ladder(text):
+    """--max-messages: the ladder of messages per period, cut at M (default: all)."""
+    from ..simulate.choose import LADDER
+
+    if text is None:
+        return LADDER
+    most = options.check_integer(str(text), "--max-messages", 1, 10 ** 6)
+    return tuple(m for m in LADDER if m < most) + (most,)
+
+
+def _planned_horizon(args, horizon, ladder):
+    """Pick the timed schedule for the horizon, write it if asked (verified first),
+    and report its finite schedule."""
+    from ..progress import StageBar
+    from ..simulate.choose import horizon_plan
+    from ..simulate.horizon import horizon_report
+    from ..simulate.unroll import FORWARDING
+    from ..throughput import throughput
+    from ..verify import verify
+
+    platform, _ = load_platform(args.platform)
+    rules = (args.forwarding,) if args.forwarding else FORWARDING
+    with StageBar(["exact throughput", "timed schedules", "simulation"], args.quiet) as bar:
+        bar.stage("exact throughput")
+        result = throughput(platform, "trees")
+        bar.stage("timed schedules")
+        plan = horizon_plan(platform, result, horizon, ladder, rules)
+        bar.stage("simulation")
+        report = horizon_report(plan.schedule, horizon, args.max_events, result.throughput,
+                                pattern=plan.pattern, lengths=plan.lengths,
+                                choice=plan.to_dict())
+    report = replace(report, optimum_source="exact optimum")
+    if args.output:
+        checked = verify(platform, plan.schedule)   # the independent checker first
+        if rejected(checked):  # pragma: no cover - timed_schedule checks it already
+            raise AssertionError("the chosen timed schedule is rejected by the verifier")
+        write_output(args.output, plan.schedule.to_json())
+    return plan.schedule, report
 
 
 def _positive(text, option) -> Fraction:
@@ -200,21 +264,7 @@ def _rejected(platform, schedule, optimality: bool) -> int:
     return 1 if rejected(verify(platform, schedule, optimality=optimality)) else 0
 
 
-def _optimal_schedule(path, quiet: bool):
-    from ..schedule.periodic import optimal_schedule
-    from ..throughput import throughput
-
-    platform, _ = load_platform(path)
-    from ..progress import StageBar
-
-    with StageBar(["exact throughput", "trees and matchings"], quiet) as bar:
-        bar.stage("exact throughput")
-        result = throughput(platform, "trees")
-        bar.stage("trees and matchings")
-        return optimal_schedule(platform, result)[0]
-
-
-def _print_simulation(report) -> None:
+def _print_simulation(report, schedule, written=None) -> None:
     def n(x):   # no file here: an abbreviated number is in full with --json
         return number(x, IN_JSON)
 
@@ -231,13 +281,29 @@ def _print_simulation(report) -> None:
     # I and J beside the two constructions they improve on: the plain unrolling (W
     # whole periods, W·T) and the paper's routing of one message at a time (§5.5).
     plain = f"plain unrolling: W·T = {n(p.pipelined)}"
-    print_sheet([
+    rule = {"period": "forwarding one period later (002 §5.5)",
+            "pipelined": "pipelined forwarding (lags from the timetable)"}[report.forwarding]
+    shape = (f"timed, {schedule.transfer_count} transfers" if schedule.version == 2
+             else f"{len(schedule.steps)} steps")
+    own = report.throughput / report.optimum if report.optimum else None
+    if report.choice is not None:
+        tried = sorted({c["max_messages"] for c in report.choice["candidates"]})
+        which = (f"picked for K: M <= {report.choice['max_messages']} gives "
+                 f"{p.messages_per_period} {plural(p.messages_per_period, 'message')} per "
+                 f"period ({shape}); tried M = {', '.join(map(str, tried))}")
+    else:
+        which = f"the file's ({shape})"
+    rows = [
         ("horizon K", n(report.horizon)),
         ("delivered", f"{report.delivered} {plural(report.delivered, 'message')} "
-                      f"({report.batches} {plural(report.batches, 'batch')}), "
+                      f"({report.batches} {plural(report.batches, 'batch')} unrolled), "
                       "each held by every node by K"),
-        ("bound K·TP", f"{n(report.bound)} (Lemma 7)"),
+        ("bound K·TP*", f"{n(report.bound)} (Lemma 7; TP* = {n(report.optimum)}, "
+                        f"{report.optimum_source})"),
         ("ratio", "-" if report.ratio is None else n(report.ratio)),
+        ("schedule", which),
+        ("its ratio", ("-" if own is None else f"{n(own)} of TP* (throughput "
+                       f"{n(report.throughput)})") + f"; {rule}"),
         ("I (warm-up)", f"{n(p.init)} ({plain}; paper's sequential {n(p.paper_init)}, "
                         "one message at a time)"),
         ("J (clean-up)", f"{n(p.cleanup)} ({plain}; paper's sequential "
@@ -245,7 +311,10 @@ def _print_simulation(report) -> None:
         ("period T", f"{n(p.period)}, {p.messages_per_period} "
                      f"{plural(p.messages_per_period, 'message')}; W = {p.warmup_periods} "
                      f"warm-up {plural(p.warmup_periods, 'period')}"),
-        ("simulated", checked)])
+        ("simulated", checked)]
+    if written:
+        rows.append(("file", f"{written} (the schedule, steady-schedule version 2)"))
+    print_sheet(rows)
 
 
 def _horizon_plot(schedule, report, path) -> None:
@@ -320,7 +389,10 @@ def _print_pipe(platform, origin, choice: str, result) -> None:
                          f"{exact(result.messages_per_period, IN_JSON)} "
                          f"{plural(result.messages_per_period, 'slice')} per period, "
                          f"{result.batches} batches, "
-                         + per_time_unit(result.throughput_of_slices, "slice", IN_JSON))]
+                         + per_time_unit(result.throughput_of_slices, "slice", IN_JSON)
+                         + {"period": "; forwarding one period later (002 §5.5)",
+                            "pipelined": "; pipelined forwarding (lags from the "
+                                         "timetable)"}[result.forwarding])]
     if result.scan_limit is not None:
         rows.append(("scan", _scan_text(result)))
     print_sheet(rows)
@@ -365,7 +437,8 @@ def add_commands(sub) -> None:
                                     "period of 002 §5.4.2; the independent verifier runs "
                                     "before anything is written.")
     _optional_platform(sc)
-    sc.add_argument("-o", "--output", metavar="FILE", help="write the steady-schedule v1 file")
+    sc.add_argument("-o", "--output", metavar="FILE", type=options.output_file,
+                    help="write the steady-schedule v1 file")
     sc.add_argument("--method", choices=("trees", "cuts", "flow"), default="trees",
                     help="throughput formulation: trees (default; its trees are reused), "
                          "or cuts / flow followed by the combinatorial Thm 5 construction")
@@ -392,9 +465,11 @@ def add_commands(sub) -> None:
     ve.set_defaults(run=_cmd_verify)
 
     sh = sub.add_parser("show", help="print one period of a schedule, draw its Gantt chart")
-    sh.add_argument("schedule", help="steady-schedule v1 file")
-    sh.add_argument("--gantt", metavar="FILE", help="write a Gantt chart (.png or .svg; "
+    sh.add_argument("schedule", nargs="?", help="steady-schedule v1 file")
+    sh.add_argument("--gantt", metavar="FILE", type=options.output_file,
+                    help="write a Gantt chart (.png or .svg; "
                     "needs the 'plot' extra: pip install 'steady[plot]')")
+    mpi.add_show_options(sh)
     sh.set_defaults(run=_cmd_show)
 
     pi = sub.add_parser("pipe", help="broadcast one message of size L in slices "
@@ -404,8 +479,10 @@ def add_commands(sub) -> None:
                                     "with an unrolled periodic schedule; exact makespan "
                                     "against the lower bound L·T* (Lemma 7).")
     _optional_platform(pi)
-    pi.add_argument("--size", required=True, metavar="L", help="message size L (exact: "
-                    "integer, p/q or decimal; > 0)")
+    pi.add_argument("--size", required=True, metavar="L",
+                    type=options.exact(options.MAX_PIPE_SIZE, options.MAX_PIPE_DIGITS),
+                    help="message size L (exact: integer, p/q or decimal; > 0, at most "
+                         "10^15: docs/limits.md)")
     pi.add_argument("--slices", default="auto", metavar="auto|paper|N",
                     help="auto (default): search the number of equal slices; paper: "
                          "ν = ceil(sqrt L) slices of size ν (002 §6); N: N equal slices")
@@ -415,20 +492,38 @@ def add_commands(sub) -> None:
 
     si = sub.add_parser("simulate", help="finite horizon: warm-up, steady state, clean-up, "
                         "simulated message by message (002 §5.5)",
-                        description="steady(G, K): messages every node holds by the horizon "
-                                    "K, against Lemma 7's bound K·TP; the lengths I and J "
-                                    "of warm-up and clean-up; a message-level simulation "
-                                    "checking one-port and causality when it fits.")
+                        description="Messages every node holds by the horizon K, against "
+                                    "Lemma 7's bound K·TP* (TP* the optimum); the lengths I "
+                                    "and J of warm-up and clean-up; a message-level "
+                                    "simulation checking one-port and causality when it "
+                                    "fits. With a platform, the short timed schedule (M "
+                                    "messages per period) that delivers the most by K is "
+                                    "picked.")
     source = si.add_mutually_exclusive_group()
-    source.add_argument("platform", nargs="?", help="steady-platform v1 file: simulate its "
-                        "optimal schedule (default: the embedded platform of 002 Figure 1)")
+    source.add_argument("platform", nargs="?", help="steady-platform v1 file: simulate the "
+                        "short timed schedule that suits the horizon best (default: the "
+                        "embedded platform of 002 Figure 1)")
     source.add_argument("--schedule", metavar="FILE", help="simulate this steady-schedule "
-                        "v1 file (it is verified first, optimality not required)")
-    si.add_argument("--horizon", required=True, metavar="K", help="time bound K (exact)")
-    si.add_argument("--max-events", type=int, default=1_000_000, metavar="N",
+                        "file, version 1 or 2 (it is verified first, optimality not "
+                        "required)")
+    si.add_argument("--horizon", required=True, metavar="K", type=options.exact(),
+                    help="time bound K (exact)")
+    si.add_argument("--max-events", type=options.integer(1, options.MAX_EVENTS),
+                    default=1_000_000, metavar="N",
                     help="budget of message transfers for the simulation (default 10^6)")
-    si.add_argument("--plot", metavar="FILE", help="draw the ratio against K (.png or .svg; "
+    si.add_argument("--plot", metavar="FILE", type=options.output_file,
+                    help="draw the ratio against K (.png or .svg; "
                     "needs the 'plot' extra)")
+    si.add_argument("--max-messages", metavar="M", help="with a platform: try timed "
+                    "schedules of at most M messages per period (default: a ladder up to "
+                    "1000)")
+    si.add_argument("--forwarding", choices=("period", "pipelined"),
+                    help="period: a node forwards one period after receiving (002 §5.5, "
+                         "the files' rule; the default with --schedule); pipelined: as soon "
+                         "as the timetable allows (lags computed from it); default with a "
+                         "platform: the better of the two")
+    si.add_argument("-o", "--output", metavar="FILE", type=options.output_file,
+                    help="with a platform: write the chosen timed schedule (version 2)")
     si.add_argument("--json", action="store_true", help="machine-readable output")
     si.add_argument("--quiet", action="store_true", help="no progress bar on stderr")
     si.set_defaults(run=_cmd_simulate)

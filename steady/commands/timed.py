@@ -1,8 +1,10 @@
 """Timed short-period schedules on the command line: ``steady schedule --max-messages M``
-(and ``--max-period T``, ``--ratio R``) and ``steady tradeoff``.
+(and ``--max-period T``, ``--ratio R``; with ``--steps``, synchronous steps instead of a
+timetable) and ``steady tradeoff``.
 
-Only argparse wiring and presentation live here; the construction is
-:mod:`steady.schedule.timed`, imported when a command runs.
+Only argparse wiring and presentation live here; the constructions are
+:mod:`steady.schedule.timed` and :mod:`steady.schedule.steps`, imported when a command
+runs.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from fractions import Fraction
 from ..errors import InputError
 from ..numbers import decimal_text, format_exact, parse_exact
 from .files import rejected, write_output
+from .options import output_file
 from ..present.sheet import number, per_time_unit, print_json, print_sheet
 
 #: Messages per period tried by --ratio when no --max-messages bounds the search.
@@ -33,10 +36,26 @@ def add_schedule_options(parser) -> None:
     short.add_argument("--ratio", metavar="R", help="the smallest M (up to --max-messages, "
                        f"default {RATIO_LIMIT}) whose certified ratio is >= R; exit 1 "
                        "naming the best found when none is")
+    short.add_argument("--steps", action="store_true", help="synchronous steps (a "
+                       "steady-schedule version 1 file, for runtimes that need barriers) "
+                       "instead of a timetable, with its own certified ratio")
 
 
 def wants_short(args) -> bool:
+    """A short period was asked for.  (``--steps`` alone changes nothing: the exact
+    optimum is in steps already.)"""
     return any(x is not None for x in (args.max_messages, args.max_period, args.ratio))
+
+
+def _builder(args):
+    """The construction asked for: synchronous steps (version 1) or a timetable (2)."""
+    if getattr(args, "steps", False):
+        from ..schedule.steps import steps_schedule
+
+        return steps_schedule
+    from ..schedule.timed import timed_schedule
+
+    return timed_schedule
 
 
 def add_commands(sub) -> None:
@@ -50,7 +69,10 @@ def add_commands(sub) -> None:
                     "(default: the embedded platform of 002 Figure 1)")
     tr.add_argument("--max-messages", default="10,100,1000", metavar="M,M,...",
                     help="the values of M (default 10,100,1000)")
-    tr.add_argument("--plot", metavar="FILE", help="draw ratio against M (.png or .svg; "
+    tr.add_argument("--no-steps", action="store_true", help="leave out the synchronous "
+                    "steps beside each timetable")
+    tr.add_argument("--plot", metavar="FILE", type=output_file,
+                    help="draw ratio against M (.png or .svg; "
                     "needs the 'plot' extra)")
     tr.add_argument("--json", action="store_true", help="machine-readable output")
     tr.add_argument("--quiet", action="store_true", help="no progress bar on stderr")
@@ -68,11 +90,15 @@ def run_schedule(args, platform, origin) -> int:
     if args.dag:
         raise InputError("<command line>", "--dag", "short periods are built for the "
                          "graph problem; drop --dag or the short-period option")
+    if platform.network is not None and platform.network.shared_links():
+        raise InputError(origin, "network", "short periods do not fit shared network "
+                         "links yet (issue 19): drop the short-period option")
     most = _count(args.max_messages, "--max-messages") if args.max_messages else None
-    with StageBar(["exact throughput", "timetable", "verifier", "file"], args.quiet) as bar:
+    shape = "steps" if args.steps else "timetable"
+    with StageBar(["exact throughput", shape, "verifier", "file"], args.quiet) as bar:
         bar.stage("exact throughput")
         result = throughput(platform, "trees")
-        bar.stage("timetable")
+        bar.stage(shape)
         schedule, stats = _short_schedule(platform, result, args, most)
         bar.stage("verifier")
         report = verify(platform, schedule)  # the independent checker, before any write
@@ -95,26 +121,24 @@ def run_schedule(args, platform, origin) -> int:
 
 
 def _short_schedule(platform, result, args, most):
-    from ..schedule.timed import timed_schedule
-
+    build = _builder(args)
     if args.ratio is not None:
         return _for_ratio(platform, result, _fraction(args.ratio, "--ratio"),
-                          most or RATIO_LIMIT)
+                          most or RATIO_LIMIT, build)
     if args.max_period is not None:
         return _for_period(platform, result, _fraction(args.max_period, "--max-period"),
-                           most)
-    return timed_schedule(platform, result, most)
+                           most, build)
+    return build(platform, result, most)
 
 
-def _for_period(platform, result, limit: Fraction, most):
-    """The largest M (<= ``most``) whose timed schedule's period is <= ``limit``."""
-    from ..schedule.timed import timed_schedule
-
+def _for_period(platform, result, limit: Fraction, most, build):
+    """The largest M (<= ``most``) whose schedule (by ``build``) has a period <=
+    ``limit``."""
     m = math.floor(limit * result.throughput)
     if most is not None:
         m = min(m, most)
     while m >= 1:
-        schedule, stats = timed_schedule(platform, result, m)
+        schedule, stats = build(platform, result, m)
         if schedule.period <= limit:
             return schedule, stats
         m = min(m - 1, math.floor(m * limit / schedule.period))
@@ -123,18 +147,16 @@ def _for_period(platform, result, limit: Fraction, most):
                      "time units per message)")
 
 
-def _for_ratio(platform, result, target: Fraction, limit: int):
+def _for_ratio(platform, result, target: Fraction, limit: int, construct):
     """The smallest M <= ``limit`` whose certified ratio is >= ``target`` (doubling,
     then bisection; the ratio is not monotone in M, so this is the smallest found),
     else the best schedule seen; stats gain ``limit``."""
-    from ..schedule.timed import timed_schedule
-
     best = None
     seen = {}
 
     def build(m):
         if m not in seen:
-            seen[m] = timed_schedule(platform, result, m)
+            seen[m] = construct(platform, result, m)
         return seen[m]
 
     m, low = 1, 0
@@ -161,25 +183,33 @@ def _for_ratio(platform, result, target: Fraction, limit: int):
 
 def _cmd_tradeoff(args) -> int:
     from ..platform import load_platform
+    from ..present.plots import pyplot, tradeoff_plot
     from ..progress import CountBar
     from ..schedule.timed import timed_schedule
     from ..throughput import throughput
 
     counts = [_count(x, "--max-messages") for x in args.max_messages.split(",")]
+    steps = not args.no_steps
+    if args.plot:
+        pyplot(args.plot, "--plot")  # a bad suffix or no matplotlib: say so before the work
     platform, origin = load_platform(args.platform)
     result = throughput(platform, "trees")
     rows = []
-    with CountBar(len(counts), "timed schedules", args.quiet) as bar:
+    with CountBar(len(counts), "short-period schedules", args.quiet) as bar:
         for m in counts:
             schedule, stats = timed_schedule(platform, result, m)
-            rows.append({"max_messages": m,
-                         "messages_per_period": schedule.messages_per_period,
-                         "ratio": stats["ratio"], "period": schedule.period,
-                         "transfers": len(schedule.transfers),
-                         "file_bytes": len(schedule.to_json().encode())})
+            row = {"max_messages": m, "messages_per_period": schedule.messages_per_period,
+                   "ratio": stats["ratio"], "period": schedule.period,
+                   "transfers": len(schedule.transfers),
+                   "file_bytes": len(schedule.to_json().encode())}
+            if steps:
+                row.update(_steps_row(platform, result, m, schedule))
+            rows.append(row)
             bar.advance()
     if args.plot:
-        _plot(rows, args.plot, platform.name or origin)
+        tradeoff_plot(rows, args.plot, platform.name or origin)
+        if not args.json:
+            print(f"plot written to {args.plot}")
     if args.json:
         print_json({"platform": platform.name or origin,
                     "optimum": format_exact(result.throughput),
@@ -187,27 +217,32 @@ def _cmd_tradeoff(args) -> int:
                                    for k, v in row.items()} for row in rows]})
         return 0
     print(f"{platform.name or origin}: optimum {per_time_unit(result.throughput)}")
-    print(f"{'M':>8} {'messages':>9} {'ratio':>10} {'period':>16} {'transfers':>9} "
-          f"{'file bytes':>11}")
+    head = (f"{'M':>8} {'messages':>9} {'ratio':>10} {'period':>16} {'transfers':>9} "
+            f"{'file bytes':>11}")
+    print(head + (f" {'steps ratio':>11} {'steps':>6}" if steps else ""))
     for row in rows:
-        print(f"{row['max_messages']:>8} {row['messages_per_period']:>9} "
-              f"{_decimal(row['ratio'], 6):>10} {_decimal(row['period'], 4):>16} "
-              f"{row['transfers']:>9} {row['file_bytes']:>11}")
+        line = (f"{row['max_messages']:>8} {row['messages_per_period']:>9} "
+                f"{_decimal(row['ratio'], 6):>10} {_decimal(row['period'], 4):>16} "
+                f"{row['transfers']:>9} {row['file_bytes']:>11}")
+        if steps:
+            line += f" {_decimal(row['steps_ratio'], 6):>11} {row['steps']:>6}"
+        print(line)
+    if steps:
+        print("ratio: the timetable (version 2); steps ratio: synchronous steps (version 1,"
+              " --steps) on the same trees")
     return 0
 
 
-def _plot(rows, path, title) -> None:
-    from ..present.plots import pyplot, save
+def _steps_row(platform, result, m, timetable) -> dict:
+    """The synchronous steps of ``timetable``'s own trees (the same messages per
+    period and per link): the cost of barriers, measured beside the timetable."""
+    from ..schedule.steps import steps_schedule
 
-    plt = pyplot(path, "--plot")
-    fig, ax = plt.subplots(figsize=(6, 4))
-    ax.semilogx([r["max_messages"] for r in rows], [float(r["ratio"]) for r in rows], "o-")
-    ax.set_xlabel("M, messages per period at most")
-    ax.set_ylabel("certified ratio to the optimum")
-    ax.set_title(f"{title}: timed short-period schedules")
-    ax.grid(True, which="both", alpha=0.3)
-    save(plt, fig, path)
-    print(f"plot written to {path}")
+    trees = [(tree.parent, tree.weight) for tree in timetable.trees]
+    schedule, stats = steps_schedule(platform, result, m, trees=trees)
+    return {"steps_ratio": stats["ratio"], "steps": len(schedule.steps),
+            "steps_period": schedule.period, "steps_transfers": schedule.transfer_count,
+            "steps_file_bytes": len(schedule.to_json().encode())}
 
 
 # -- helpers --------------------------------------------------------------------------
@@ -219,19 +254,29 @@ def _summary(platform, origin, schedule, ratio, text, output) -> dict:
             "ratio": format_exact(ratio), "ratio_decimal": decimal_text(ratio),
             "period": format_exact(schedule.period),
             "messages_per_period": schedule.messages_per_period,
-            "trees": len(schedule.trees), "transfers": len(schedule.transfers),
+            "trees": len(schedule.trees),
+            "steps": len(schedule.steps) if schedule.version == 1 else None,
+            "transfers": schedule.transfer_count,
             "file_bytes": len(text.encode()), "file": output, "verified": True}
+
+
+def _shape(schedule) -> str:
+    """The version and time line of a schedule, for a terminal."""
+    if schedule.version == 1:
+        return f"steady-schedule v1, {len(schedule.steps)} synchronous steps"
+    return "steady-schedule v2, a timetable"
 
 
 def _rows(schedule, ratio, stats, summary, output) -> list:
     return [("platform", summary["platform"]),
+            ("schedule", _shape(schedule)),
             ("throughput", per_time_unit(schedule.throughput)),
             ("optimum", per_time_unit(schedule.optimum_bound)),
             ("ratio", f"{ratio_text(ratio)}, certified"),
             ("period", number(schedule.period)),
             ("messages/period", str(schedule.messages_per_period)),
             ("trees", str(len(schedule.trees))),
-            ("transfers", f"{len(schedule.transfers)} ({stats['construction']})"),
+            ("transfers", f"{schedule.transfer_count} ({stats['construction']})"),
             ("file", f"{output or '(not written: use -o FILE)'}, "
                      f"{summary['file_bytes']} bytes"),
             ("verified", "yes (steady verify: every rule; the ratio by the optimum's "

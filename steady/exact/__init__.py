@@ -2,7 +2,11 @@
 exact numbers).
 
 - :mod:`.lp`: LinearProgram (GLOP search, exact rational re-solve of the basis);
+- :mod:`.floatlp`: FloatLP, a float-only GLOP LP for large searches;
+- :mod:`.limits`: the bound on every GLOP solve's work;
 - :mod:`.maxflow`: exact (integer) and float max-flows and min cuts;
+- :mod:`.connectivity`: does every destination receive a level? (propagation rule,
+  then max-flows; float or exact);
 - :mod:`.arborescence`: cheapest spanning arborescences (Edmonds), exact or float;
 - :mod:`.cutplanes`: LPs over per-link rates (n, TP) with lazily separated min cuts;
 - :mod:`.scaling`: float searches on costs near 1 (homogeneity).

@@ -20,7 +20,18 @@ from fractions import Fraction
 import flint
 from ortools.linear_solver import pywraplp
 
+from .limits import glop_limits
+
 LE, GE, EQ = "<=", ">=", "=="
+
+
+#: Wall-clock bound of one GLOP solve, in seconds (the last resort).
+TIME_LIMIT = 600.0
+#: Bound of one solve in GLOP's deterministic time units (about seconds, unloaded).
+WORK_LIMIT = 120.0
+#: Iteration budget of one solve: this many per row and column, plus a constant.
+ITERATIONS_PER_ENTRY = 50
+ITERATIONS_BASE = 10_000
 
 
 class CertificationError(RuntimeError):
@@ -119,13 +130,21 @@ class LinearProgram:
         self._cons[i].SetCoefficient(self._vars[j], float(a))
 
     # -- solving -----------------------------------------------------------------
+    def _limits(self) -> str:
+        """GLOP's bound on the work of one solve (it can cycle on badly scaled data,
+        issue 18 F01): a time limit and an iteration budget growing with the size."""
+        return " " + glop_limits(len(self.names), len(self.rows))
+
     def solve_float(self, strict: bool = False):
         """GLOP's float optimum: (values, row duals).  ``strict`` disables presolve and
-        tightens tolerances, for a second opinion when an exact check fails."""
+        tightens tolerances, for a second opinion when an exact check fails.  Raises
+        CertificationError when GLOP ends without an optimum (limits included)."""
         if strict:
             self._solver.SetSolverSpecificParametersAsString(
                 self._params + " use_preprocessing: false primal_feasibility_tolerance: 1e-12 "
-                "dual_feasibility_tolerance: 1e-12")
+                "dual_feasibility_tolerance: 1e-12" + self._limits())
+        else:
+            self._solver.SetSolverSpecificParametersAsString(self._params + self._limits())
         start = time.perf_counter()
         status = self._solver.Solve()
         if status not in (pywraplp.Solver.OPTIMAL, pywraplp.Solver.INFEASIBLE,
@@ -135,7 +154,7 @@ class LinearProgram:
             # model, without presolve.
             self._new_solver()
             self._solver.SetSolverSpecificParametersAsString(
-                self._params + " use_preprocessing: false")
+                self._params + " use_preprocessing: false" + self._limits())
             status = self._solver.Solve()
         self.float_seconds += time.perf_counter() - start
         self.float_solves += 1
@@ -148,8 +167,8 @@ class LinearProgram:
         """The exact optimum: GLOP's basis re-solved in rationals and verified."""
         failure = None
         for strict in (False, True):
-            self.solve_float(strict)
             try:
+                self.solve_float(strict)
                 return self._reconstruct()
             except CertificationError as exc:
                 failure = exc

@@ -39,10 +39,14 @@ class FlowNetwork:
                                                    for u, v in self.arcs], self.capacities)
         else:
             self._smf = max_flow.SimpleMaxFlow()
-            tails = np.array([self.index[u] for u, _ in self.arcs], dtype=np.int32)
-            heads = np.array([self.index[v] for _, v in self.arcs], dtype=np.int32)
+            # A last arc of capacity 0 makes OR-Tools know every node (it sizes its
+            # graph by the largest index it saw): a sink or a source without links that
+            # carry capacity still gets a max-flow of 0 and a cut containing the source.
+            last = len(self.nodes) - 1
+            tails = np.array([self.index[u] for u, _ in self.arcs] + [0], dtype=np.int32)
+            heads = np.array([self.index[v] for _, v in self.arcs] + [last], dtype=np.int32)
             self._smf.add_arcs_with_capacity(tails, heads,
-                                             np.array(self.capacities, dtype=np.int64))
+                                             np.array(self.capacities + [0], dtype=np.int64))
 
     def max_flow(self, sink) -> int:
         if self._python:
@@ -51,6 +55,15 @@ class FlowNetwork:
         if status != self._smf.OPTIMAL:  # pragma: no cover - capacities are valid
             raise RuntimeError(f"max-flow failed with status {status}")
         return self._smf.optimal_flow()
+
+    def sink_side(self) -> frozenset | None:
+        """After :meth:`max_flow`: the source side of the minimum cut nearest to the
+        sink (all nodes but those that reach the sink in the residual graph); None on
+        the big-integer path."""
+        if self._python:
+            return None
+        near = set(self._smf.get_sink_side_min_cut())
+        return frozenset(v for i, v in enumerate(self.nodes) if i not in near)
 
     def min_cut(self, sink) -> tuple[int, frozenset]:
         """(value, source side S) of a minimum S-cut separating ``sink``."""

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from ..errors import InputError
+from ..inputs import as_platform
 from ..numbers import format_exact, lcm_of_denominators
 from .periodic import periodic_schedule
 from ..schedule_file import PriceCertificate
@@ -267,6 +268,7 @@ def dag_schedule(platform, origin: str = "<platform>"):
     of :func:`steady.schedule.periodic.optimal_schedule`.  Raises InputError(origin, "links", ...)
     when the platform has a cycle.  The schedule is not run through the verifier here
     (it is above this stage): callers check it with :func:`steady.verify.verify`."""
+    platform = as_platform(platform)
     h = heights(platform, origin)  # rejects a cycle before any LP is solved
     result = dag_throughput(platform, origin)
     layers = layer_schedule(platform, result, origin)

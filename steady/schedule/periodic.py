@@ -21,6 +21,8 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
+from ..inputs import as_platform
+from ..network.rows import has_link_rows
 from ..throughput import compact_trees
 from .branchings import weighted_branchings
 from .matchings import weighted_edge_coloring
@@ -48,6 +50,7 @@ def integer_trees(platform, result) -> tuple[list[tuple[dict, int]], int, dict]:
 
 def periodic_schedule(platform, trees, scale: int, certificate=None) -> Schedule:
     """The schedule of 002 §5.4.2 for integer tree weights at scale N = ``scale``."""
+    platform = as_platform(platform)
     m: dict[tuple[str, str], int] = {}
     for parent, weight in trees:
         for child, par in parent.items():
@@ -112,7 +115,14 @@ def _period_multiplier(matchings, w, m, steps_of) -> int:
 
 def optimal_schedule(platform, result) -> tuple[Schedule, dict]:
     """The optimal periodic schedule for an exact throughput result, with statistics
-    (trees built and kept, matchings, the paper's bounds)."""
+    (trees built and kept, matchings, the paper's bounds).  On a platform with shared
+    network links the steps must fit them too (issue 19): :mod:`.network` builds them,
+    and the throughput is then a certified ratio of the optimum."""
+    if has_link_rows(platform):
+        from .network import network_schedule
+
+        return network_schedule(platform, result, periodic_schedule)
+    platform = as_platform(platform)
     trees, scale, stats = integer_trees(platform, result)
     cert = PriceCertificate.of(result.certificate)
     schedule = periodic_schedule(platform, trees, scale, cert)

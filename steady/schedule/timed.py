@@ -43,20 +43,20 @@ from ..schedule_file import (TIMED, PriceCertificate, Schedule, TimedTransfer, T
                              timed)
 from .branchings import root_connectivity, weighted_branchings
 from .packing import dinkelbach_weights, exact_ratio
-from .periodic import periodic_schedule
+from .periodic import integer_trees as branching_trees, periodic_schedule
 
 Arc = tuple[str, str]
 
 
 def timed_schedule(platform, result, max_messages: int) -> tuple[Schedule, dict]:
     """A version 2 schedule with at most ``max_messages`` messages per period, from an
-    exact optimum ``result`` whose ``trees`` are known (``throughput(p, "trees")``), with
-    statistics.  Its ratio to the optimum is certified by ``result``'s prices."""
+    exact optimum ``result`` (its ``trees``, or when it has none, 002 Thm 5's weighted
+    branchings of its rates), with statistics.  Its ratio to the optimum is certified by ``result``'s prices."""
     platform = as_platform(platform)
     if max_messages < 1:
         raise ValueError("max_messages must be >= 1")
     optimum = result.throughput
-    trees = [(dict(parent), rate) for parent, rate in result.trees]
+    trees = optimum_trees(platform, result)
     exact = _exact_if_short(platform, trees, result, max_messages)
     if exact is not None:
         messages, weights, schedule = exact.messages_per_period, trees, exact
@@ -72,6 +72,13 @@ def timed_schedule(platform, result, max_messages: int) -> tuple[Schedule, dict]
              "construction": "exact optimum (002 §5.4.2), timed" if exact is not None
              else "rounded counts, tree packing, list schedule"}
     return schedule, stats
+
+
+def optimum_trees(platform, result) -> list[tuple[dict, Fraction]]:
+    """The optimum's trees with their rates: ``result.trees``, or for a result without
+    trees (the cut method's) 002 Thm 5's weighted branchings of its rates."""
+    weights, scale, _ = branching_trees(platform, result)
+    return [(dict(parent), Fraction(w, scale)) for parent, w in weights]
 
 
 def _exact_if_short(platform, trees, result, most: int) -> Schedule | None:

@@ -12,6 +12,7 @@ from fractions import Fraction
 
 from ..exact.lp import CertificationError
 from ..exact.scaling import solve_scaled
+from ..inputs import as_platform, platform_and_tree
 from ..numbers import format_exact, lcm_of_denominators
 from .compact import compact_trees
 from .cuts import solve_cuts
@@ -26,7 +27,10 @@ METHODS = {"trees": solve_trees, "cuts": solve_cuts, "flow": solve_flow}
 
 
 def throughput(platform, method: str = "cuts") -> ThroughputResult:
-    """Optimal throughput of SSB(G) (002 §5.2): broadcasts per time unit, exact."""
+    """Optimal throughput of SSB(G) (002 §5.2): broadcasts per time unit, exact.
+    ``platform``: a Platform, a steady-platform dict or a networkx DiGraph
+    (:mod:`steady.inputs`)."""
+    platform = as_platform(platform)
     try:
         solver = METHODS[method]
     except KeyError:
@@ -36,11 +40,14 @@ def throughput(platform, method: str = "cuts") -> ThroughputResult:
 
 def dag_throughput(platform, origin: str = "<platform>") -> ThroughputResult:
     """Optimal throughput of SSBPDAG(G) (002 §4.1) for a DAG platform."""
+    platform = as_platform(platform)
     return _normalised(platform, lambda p: solve_dag(p, origin))
 
 
 def tree_throughput(platform, parent: dict, origin: str = "<tree>") -> ThroughputResult:
-    """TP(T) of the spanning tree given as child -> parent (002 §3.1.2)."""
+    """TP(T) of the spanning tree given as child -> parent (002 §3.1.2), or as an edge
+    list or a networkx tree (:mod:`steady.inputs`)."""
+    platform, parent = platform_and_tree(platform, parent, origin)
     return _normalised(platform, lambda p: solve_tree(p, parent, origin))
 
 
@@ -59,7 +66,9 @@ def _scaled_back(platform, r: ThroughputResult, a: Fraction) -> ThroughputResult
     c = r.certificate
     out_p = {v: y / a for v, y in c.out_prices.items()}
     in_p = {v: y / a for v, y in c.in_prices.items()}
-    cert = replace(c, out_prices=out_p, in_prices=in_p, min_flow=c.min_flow / a,
+    link_p = {l: z / a for l, z in c.link_prices.items()}  # shared links (issue 19)
+    cert = replace(c, out_prices=out_p, in_prices=in_p, link_prices=link_p,
+                   min_flow=c.min_flow / a,
                    scale=lcm_of_denominators(list(n.values()) + [tp]))
     trees = None if r.trees is None else tuple((p, rate / a) for p, rate in r.trees)
     result = replace(r, throughput=tp, n=n, certificate=cert, trees=trees,
@@ -67,7 +76,7 @@ def _scaled_back(platform, r: ThroughputResult, a: Fraction) -> ThroughputResult
     # Exact postcondition on the caller's costs (the arborescence costs c·y are the
     # same products as for the solved costs, so min_tree_cost carries over).
     if any(t > 1 for side in port_loads(platform, n) for t in side.values()) \
-            or sum(out_p.values()) + sum(in_p.values()) != tp:
+            or sum(out_p.values()) + sum(in_p.values()) + sum(link_p.values()) != tp:
         raise AssertionError("postcondition: rescaled result is not certified")
     return result
 

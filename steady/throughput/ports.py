@@ -14,6 +14,7 @@ from fractions import Fraction
 from ..exact.arborescence import cheapest_link_arborescence
 from ..exact.cutplanes import add_rate_variables
 from ..exact.lp import LE, LinearProgram
+from ..network.rows import add_link_rows, arc_link_weights
 
 
 def rate_program(platform, name: str, grows: str = "columns"):
@@ -22,7 +23,9 @@ def rate_program(platform, name: str, grows: str = "columns"):
     lp = LinearProgram(name, grows)
     nvar = add_rate_variables(lp, platform)
     tpvar = lp.add_variable("TP", objective=1)
-    return lp, nvar, tpvar, add_port_rows(lp, platform, nvar)
+    words = add_port_rows(lp, platform, nvar)
+    words.update(add_link_rows(lp, platform, nvar))  # shared network links (issue 19)
+    return lp, nvar, tpvar, words
 
 
 def add_port_rows(lp: LinearProgram, platform, nvar) -> dict[int, str]:
@@ -50,19 +53,23 @@ def port_prices(platform, lp: LinearProgram, duals) -> tuple[dict, dict]:
     return out, inn
 
 
-def min_tree_cost(platform, out_prices, in_prices) -> Fraction:
+def min_tree_cost(platform, out_prices, in_prices, link_prices=None) -> Fraction:
     """Exact cost of the cheapest spanning arborescence under the arc weights
-    c_{j,k} (y_j^out + y_k^in), computed in integers after scaling."""
-    return cheapest_tree(platform, out_prices, in_prices)[0]
+    c_{j,k} (y_j^out + y_k^in) (+ the link prices' share, issue 19), computed in
+    integers after scaling."""
+    return cheapest_tree(platform, out_prices, in_prices, link_prices)[0]
 
 
-def cheapest_tree(platform, out_prices, in_prices) -> tuple[Fraction, dict]:
+def cheapest_tree(platform, out_prices, in_prices, link_prices=None) -> tuple[Fraction, dict]:
     """(cost, child -> parent) of a cheapest spanning arborescence under the port
-    prices; exact when the prices are exact, a float search when they are floats."""
+    prices (and link prices: :func:`steady.network.rows.arc_link_weights`); exact when
+    the prices are exact, a float search when they are floats."""
+    extra = arc_link_weights(platform, link_prices)
     weights = [l.cost * (out_prices.get(l.tail, 0) + in_prices.get(l.head, 0))
-               for l in platform.links]
+               + extra.get(l.arc, 0) for l in platform.links]
     if not all(isinstance(p, (int, Fraction))
-               for prices in (out_prices, in_prices) for p in prices.values()):
+               for prices in (out_prices, in_prices, link_prices or {})
+               for p in prices.values()):
         weights = [float(w) for w in weights]
     found = cheapest_link_arborescence(platform.nodes, platform.source, platform.links,
                                        weights)

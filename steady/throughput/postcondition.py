@@ -13,6 +13,7 @@ from fractions import Fraction
 
 from ..numbers import lcm_of_denominators
 from ..exact.maxflow import weakest_destination
+from ..network.rows import link_loads, link_prices
 from .ports import min_tree_cost, port_loads, port_prices
 from .result import Certificate, ThroughputResult
 
@@ -43,6 +44,8 @@ def certified_result(platform, lp, solution, nvar, tpvar, row_words, formulation
     out_load, in_load = port_loads(platform, n)
     if any(t > 1 for t in out_load.values()) or any(t > 1 for t in in_load.values()):
         raise AssertionError("postcondition: a port is overloaded")
+    if any(t > 1 for t in link_loads(platform, n).values()):
+        raise AssertionError("postcondition: a shared network link is overloaded")
     if trees is None:
         flow, dest, cut = weakest_destination(platform, n)
         if flow < tp:
@@ -50,16 +53,17 @@ def certified_result(platform, lp, solution, nvar, tpvar, row_words, formulation
     else:
         flow = tp  # each destination receives rate λ_T along every tree T
     out_p, in_p = port_prices(platform, lp, solution.duals)
-    if any(p < 0 for p in out_p.values()) or any(p < 0 for p in in_p.values()):
-        raise AssertionError("postcondition: negative port price")
-    if sum(out_p.values()) + sum(in_p.values()) != tp:
-        raise AssertionError("postcondition: port prices do not sum to TP")
-    tree_cost = min_tree_cost(platform, out_p, in_p)
+    link_p = link_prices(lp, solution.duals)  # shared network links (issue 19)
+    if any(p < 0 for p in [*out_p.values(), *in_p.values(), *link_p.values()]):
+        raise AssertionError("postcondition: negative port or link price")
+    if sum(out_p.values()) + sum(in_p.values()) + sum(link_p.values()) != tp:
+        raise AssertionError("postcondition: port and link prices do not sum to TP")
+    tree_cost = min_tree_cost(platform, out_p, in_p, link_p)
     if tree_cost < 1:
         raise AssertionError(f"postcondition: an arborescence costs {tree_cost} < 1")
     bottleneck = [row_words[i] for i in sorted(row_words) if solution.duals[i] != 0]
     scale = lcm_of_denominators(list(n.values()) + [tp])
-    cert = Certificate(out_p, in_p, tree_cost, scale, flow)
+    cert = Certificate(out_p, in_p, tree_cost, scale, flow, link_p)
     all_stats = {"float_solves": lp.float_solves,
                  "float_seconds": round(lp.float_seconds, 4),
                  "rows": len(lp.rows), "variables": len(lp.names),

@@ -17,7 +17,9 @@ class Certificate:
     receive ``throughput`` messages per time unit (max-flow >= TP, checked in integers
     after scaling by ``scale``).  Dual side: port prices ``out_prices``/``in_prices``
     >= 0 summing to ``throughput`` under which every spanning arborescence rooted at the
-    source costs at least 1 (``min_tree_cost``, an exact Edmonds computation).
+    source costs at least 1 (``min_tree_cost``, an exact Edmonds computation).  On a
+    platform with shared network links, ``link_prices`` (link id -> price >= 0) join
+    the sum and the arborescence costs (proofs/network-links.md).
     """
 
     out_prices: dict[str, Fraction]
@@ -25,12 +27,16 @@ class Certificate:
     min_tree_cost: Fraction
     scale: int
     min_flow: Fraction
+    link_prices: dict[str, Fraction] = field(default_factory=dict)
 
     def to_dict(self) -> dict:
-        return {"out_prices": {v: format_exact(p) for v, p in self.out_prices.items() if p},
-                "in_prices": {v: format_exact(p) for v, p in self.in_prices.items() if p},
-                "min_tree_cost": format_exact(self.min_tree_cost),
-                "scale": self.scale, "min_flow": format_exact(self.min_flow)}
+        doc = {"out_prices": {v: format_exact(p) for v, p in self.out_prices.items() if p},
+               "in_prices": {v: format_exact(p) for v, p in self.in_prices.items() if p},
+               "min_tree_cost": format_exact(self.min_tree_cost),
+               "scale": self.scale, "min_flow": format_exact(self.min_flow)}
+        if any(self.link_prices.values()):
+            doc["link_prices"] = {l: format_exact(p) for l, p in self.link_prices.items() if p}
+        return doc
 
 
 @dataclass(frozen=True)

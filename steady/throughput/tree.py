@@ -7,15 +7,17 @@ from __future__ import annotations
 from dataclasses import replace
 from fractions import Fraction
 
+from ..network.rows import tree_link_usage
 from .dag import solve_dag
 
 
 def tree_formula(platform, parent: dict) -> Fraction:
-    """TP(T) by eq. (1) of 002 §3.1.2."""
+    """TP(T) by eq. (1) of 002 §3.1.2; with shared network links, each link's time
+    per message joins the maximum (its row, issue 19)."""
     load: dict[str, Fraction] = {}
     for child, par in parent.items():
         load[par] = load.get(par, Fraction(0)) + platform.cost(par, child)
-    return 1 / max(load.values())
+    return 1 / max([*load.values(), *tree_link_usage(platform, parent).values()])
 
 
 def solve_tree(platform, parent: dict, origin: str = "<tree>"):
