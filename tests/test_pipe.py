@@ -230,7 +230,8 @@ def test_stretch_timed_is_valid_and_monotone(platform, factor):
     grown = stretch_timed(base, larger)
     assert verify(larger, grown, optimality=False).ok
     assert grown.period >= base.period
-    assert grown == rescaled(base, larger, 1 + factor)
+    # the same timetable; transfers that start together may be listed in either order
+    assert _in_order(grown) == _in_order(rescaled(base, larger, 1 + factor))
 
 
 @settings(max_examples=15, deadline=None)
@@ -389,3 +390,10 @@ def test_cli_bad_platform_exit_2(capsys, tmp_path):
     code, _, err = run(capsys, "pipe", tmp_path / "missing.json", "--size", "10")
     assert code == 2
     assert_one_line_error(err, "missing.json")
+
+
+def _in_order(schedule):
+    from dataclasses import replace
+
+    return replace(schedule, transfers=tuple(sorted(
+        schedule.transfers, key=lambda t: (t.start, t.tail, t.head, t.tree, t.messages))))

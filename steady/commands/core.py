@@ -10,10 +10,9 @@ from __future__ import annotations
 
 import sys
 from dataclasses import replace
-from fractions import Fraction
 
 from ..errors import InputError
-from ..numbers import format_exact, parse_exact
+from ..numbers import format_exact
 from ..platform import Platform, load_platform, load_tree
 from . import mpi, options, timed
 from .files import rejected, write_error, write_output
@@ -128,7 +127,7 @@ def _cmd_verify(args) -> int:
 
     platform = Platform.from_file(args.platform)
     schedule = Schedule.from_file(args.schedule)
-    min_ratio = None if args.min_ratio is None else _positive(args.min_ratio, "--min-ratio")
+    min_ratio = None if args.min_ratio is None else options.positive_exact(args.min_ratio, "--min-ratio")
     report = verify(platform, schedule, optimality=not args.no_optimality,
                     min_ratio=min_ratio)
     if args.json:
@@ -178,7 +177,7 @@ def _cmd_simulate(args) -> int:
     from ..schedule_file import Schedule
     from ..verify import verify
 
-    horizon = _positive(args.horizon, "--horizon")
+    horizon = options.positive_exact(args.horizon, "--horizon")
     ladder = _ladder(args.max_messages)
     if args.schedule:
         if args.max_messages is not None or args.output:
@@ -245,16 +244,6 @@ def _planned_horizon(args, horizon, ladder):
             raise AssertionError("the chosen timed schedule is rejected by the verifier")
         write_output(args.output, plan.schedule.to_json())
     return plan.schedule, report
-
-
-def _positive(text, option) -> Fraction:
-    try:
-        value = parse_exact(text)
-    except ValueError as exc:
-        raise InputError("<command line>", option, str(exc)) from None
-    if value <= 0:
-        raise InputError("<command line>", option, f"must be > 0, not {text}")
-    return value
 
 
 def _rejected(platform, schedule, optimality: bool) -> int:
@@ -331,7 +320,7 @@ def _cmd_pipe(args) -> int:
     from ..simulate.pipe import PipePlanner, best_slices, pipe_makespan, pipe_paper
     from ..progress import StageBar
 
-    size = _positive(args.size, "--size")
+    size = options.positive_exact(args.size, "--size")
     choice, slices = _slices_option(args.slices)
     platform, origin = load_platform(args.platform)
     with StageBar(["exact throughput", "exhaustive", "paper's slicing", "geometric scan",

@@ -176,6 +176,15 @@ def _exact_in(text: str, high, digits: int | None) -> Fraction:
     return value
 
 
+def positive_exact(text: str, option: str, high=None) -> Fraction:
+    """An option's exact number > 0 (at most ``high``), read after parsing (options
+    whose meaning depends on others); bad values: InputError naming the option."""
+    try:
+        return _exact_in(text, high, None)
+    except ValueError as exc:
+        raise InputError("<command line>", option, str(exc)) from None
+
+
 def exact(high=None, digits: int | None = None):
     """argparse type: an exact number > 0 in the files' spellings (``3``, ``7/2``,
     ``0.1``, ``1e-3``), at most ``high``, with at most ``digits`` digits in its

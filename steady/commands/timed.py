@@ -14,9 +14,9 @@ import sys
 from fractions import Fraction
 
 from ..errors import InputError
-from ..numbers import decimal_text, format_exact, parse_exact
+from ..numbers import decimal_text, format_exact
 from .files import rejected, write_output
-from .options import output_file
+from .options import output_file, positive_exact
 from ..present.sheet import number, per_time_unit, print_json, print_sheet
 
 #: Messages per period tried by --ratio when no --max-messages bounds the search.
@@ -112,7 +112,7 @@ def run_schedule(args, platform, origin) -> int:
         print_json(summary)
     else:
         print_sheet(_rows(schedule, report.ratio, stats, summary, args.output))
-    if args.ratio is not None and report.ratio < _fraction(args.ratio, "--ratio"):
+    if args.ratio is not None and report.ratio < positive_exact(args.ratio, "--ratio"):
         print(f"steady: no M up to {stats['limit']} reaches ratio {args.ratio}; the best "
               f"found is M = {schedule.messages_per_period}, ratio "
               f"{decimal_text(report.ratio)}", file=sys.stderr)
@@ -123,10 +123,10 @@ def run_schedule(args, platform, origin) -> int:
 def _short_schedule(platform, result, args, most):
     build = _builder(args)
     if args.ratio is not None:
-        return _for_ratio(platform, result, _fraction(args.ratio, "--ratio"),
+        return _for_ratio(platform, result, positive_exact(args.ratio, "--ratio"),
                           most or RATIO_LIMIT, build)
     if args.max_period is not None:
-        return _for_period(platform, result, _fraction(args.max_period, "--max-period"),
+        return _for_period(platform, result, positive_exact(args.max_period, "--max-period"),
                            most, build)
     return build(platform, result, most)
 
@@ -303,16 +303,6 @@ def _decimal(x: Fraction, places: int) -> str:
     """x rounded down to ``places`` decimals (a ratio is never shown above its value)."""
     scaled = math.floor(x * 10 ** places)
     return f"{scaled // 10 ** places}.{scaled % 10 ** places:0{places}d}"
-
-
-def _fraction(text, option) -> Fraction:
-    try:
-        value = parse_exact(text)
-    except ValueError as exc:
-        raise InputError("<command line>", option, str(exc)) from None
-    if value <= 0:
-        raise InputError("<command line>", option, f"must be > 0, not {text}")
-    return value
 
 
 def _count(text, option) -> int:

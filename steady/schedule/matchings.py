@@ -285,3 +285,18 @@ def check_coloring(weights: Mapping[Edge, int], matchings: list[Matching]) -> No
         raise AssertionError(f"sum of matching weights {total} != max weighted degree {delta}")
     if len(matchings) > len(weights):
         raise AssertionError(f"{len(matchings)} matchings > |E| = {len(weights)}")
+
+
+def pour(capacities, demands):
+    """Fill slots (index, room) with demands (tree, count) in order; the totals are
+    equal.  Yields (slot, tree, count); at most len(slots) + len(demands) - 1 pieces."""
+    slots = iter(capacities)
+    i, room = next(slots)
+    for tree, count in demands:
+        while count:
+            while room == 0:
+                i, room = next(slots)
+            piece = min(room, count)
+            yield i, tree, piece
+            room -= piece
+            count -= piece

@@ -45,7 +45,7 @@ from ..schedule_file import PriceCertificate, Schedule, Step, Transfer, TreeEntr
 from ..platform import Platform
 from ..throughput import compact_trees, throughput
 from .branchings import weighted_branchings
-from .matchings import weighted_edge_coloring
+from .matchings import pour, weighted_edge_coloring
 
 Arc = tuple[str, str]
 _TOLERANCE = 1e-9
@@ -363,7 +363,7 @@ def _schedule(platform, used: _Arcs, trees, m, configs, theta, certificate) -> S
     slots: dict[int, list] = {i: [] for i in active}
     for e, arc in enumerate(used.arcs):
         capacities = [(i, int(s * counts[i][e])) for i in active if counts[i].get(e)]
-        for i, l, count in _pour(capacities, through[arc]):
+        for i, l, count in pour(capacities, through[arc]):
             slots[i].append(Transfer(arc[0], arc[1], l, count))
     steps = [Step(s * theta[i], tuple(slots[i])) for i in active if slots[i]]
     period = sum((step.duration for step in steps), Fraction(0))
@@ -377,21 +377,6 @@ def _claims(schedule: Schedule, optimum: Fraction) -> Schedule:
     """The schedule with its ``optimum`` and ``ratio`` claims (checked by verify)."""
     return replace(schedule, extra={"optimum": optimum,
                                     "ratio": schedule.throughput / optimum})
-
-
-def _pour(capacities, demands):
-    """Fill slots (index, room) with demands (tree, count) in order (the totals are
-    equal); yields (slot, tree, count)."""
-    slots = iter(capacities)
-    i, room = next(slots)
-    for tree, count in demands:
-        while count:
-            while room == 0:
-                i, room = next(slots)
-            piece = min(room, count)
-            yield i, tree, piece
-            room -= piece
-            count -= piece
 
 
 def check_network_steps(platform, schedule: Schedule) -> None:

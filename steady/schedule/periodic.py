@@ -25,7 +25,7 @@ from ..inputs import as_platform
 from ..network.rows import has_link_rows
 from ..throughput import compact_trees
 from .branchings import weighted_branchings
-from .matchings import weighted_edge_coloring
+from .matchings import pour, weighted_edge_coloring
 from ..numbers import lcm_of_denominators
 from ..schedule_file import PriceCertificate, Schedule, Step, TreeEntry, Transfer
 
@@ -75,7 +75,7 @@ def periodic_schedule(platform, trees, scale: int, certificate=None) -> Schedule
         capacities = [(i, matchings[i].weight // per_time.denominator * per_time.numerator)
                       for i in steps_of[arc]]
         demands = [(l, s * weight) for l, weight in through[arc]]
-        for i, l, count in _pour(capacities, demands):
+        for i, l, count in pour(capacities, demands):
             slots[i].append(Transfer(arc[0], arc[1], l, count))
     steps = [Step(Fraction(matching.weight * s, unit), tuple(slots[i]))
              for i, matching in enumerate(matchings)]
@@ -84,21 +84,6 @@ def periodic_schedule(platform, trees, scale: int, certificate=None) -> Schedule
     entries = tuple(TreeEntry.from_parent(parent, s * weight) for parent, weight in trees)
     return Schedule(platform, Fraction(messages) / period, period, messages, entries,
                     tuple(steps), certificate=certificate)
-
-
-def _pour(capacities, demands):
-    """Fill slots (index, room) with demands (tree, count) in order; the totals are
-    equal.  Yields (slot, tree, count); at most len(slots) + len(demands) - 1 pieces."""
-    slots = iter(capacities)
-    i, room = next(slots)
-    for tree, count in demands:
-        while count:
-            while room == 0:
-                i, room = next(slots)
-            piece = min(room, count)
-            yield i, tree, piece
-            room -= piece
-            count -= piece
 
 
 def _period_multiplier(matchings, w, m, steps_of) -> int:
