@@ -192,6 +192,7 @@ def _as_rank(work) -> int:
 
         print(f"steady: run: rank {rank}: internal error:", file=sys.stderr)
         traceback.print_exc()
+        note_rank(rank, "failed")  # not a silent death (the launcher's watch)
         abort(MPI.COMM_WORLD, None)
     finally:
         note_rank(rank, "done")

@@ -185,10 +185,13 @@ class _Watch:
         self.host = socket.gethostname()
 
     def run(self, proc) -> None:
-        while proc.poll() is None:
+        while True:  # one last look after mpiexec ended: a death may be the cause
+            ended = proc.poll() is not None
             notes = self._notes()
+            # "failed": a rank that stopped on an error it reported (often a peer's
+            # death seen through MPI); only a rank that vanished silently died
             gone = [r for r, (pid, state) in notes.items()
-                    if state != "done" and not _running(pid)]
+                    if state not in ("done", "failed") and not _running(pid)]
             if gone:
                 self.first = min(gone)
                 for r, (pid, state) in notes.items():
@@ -197,6 +200,8 @@ class _Watch:
                             os.kill(pid, signal.SIGKILL)
                         except OSError:
                             pass
+                return
+            if ended:
                 return
             time.sleep(0.01)
 
