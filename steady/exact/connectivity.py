@@ -107,19 +107,25 @@ def exact_shortfall(platform, n: dict, level: Fraction):
     if any(v < 0 for v in values):
         raise ValueError("negative rate")
     scale = lcm_of_denominators(values + [Fraction(level)])
-    caps = [int(v * scale) for v in values]
-    need = int(level * scale)
+    short = integer_shortfall(prop, [int(v * scale) for v in values], int(level * scale))
+    return None if short is None else (short[0], Fraction(short[1], scale), short[2])
+
+
+def integer_shortfall(prop: Propagation, caps: list, need: int):
+    """Exactly, on integer capacities (per arc index of ``prop``): None when every
+    destination receives ``need``, else (destination, max-flow, a minimum cut's
+    source side) for one that does not."""
     settled, acc = prop.settle(caps, need)
     network = None
     for d in range(len(prop.nodes)):
         if settled[d]:
             continue
         if network is None:
-            network = FlowNetwork(prop.nodes, platform.source, prop.arcs, caps)
+            network = FlowNetwork(prop.nodes, prop.platform.source, prop.arcs, caps)
         flow = network.max_flow(prop.nodes[d])
         if flow < need:
             _, side = network.min_cut(prop.nodes[d])
-            return prop.nodes[d], Fraction(flow, scale), side
+            return prop.nodes[d], flow, side
         settled[d] = True
         prop.settle(caps, need, settled, acc, d)
     return None

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from typing import Mapping
 
+from ..exact.connectivity import Propagation, integer_shortfall
 from ..exact.maxflow import FlowNetwork
 
 
@@ -37,8 +38,9 @@ def weighted_branchings(platform, capacities: Mapping[tuple[str, str], int],
         raise ValueError(f"root-connectivity {weakest} < k = {k}: no {k} trees fit")
     trees = []
     remaining = k
+    prop = Propagation(platform)
     while remaining > 0:
-        parent, weight = _grow_tree(platform, cap, remaining)
+        parent, weight = _grow_tree(platform, cap, remaining, prop)
         for child, par in parent.items():
             cap[(par, child)] -= weight
         trees.append((parent, weight))
@@ -54,16 +56,17 @@ def root_connectivity(platform, cap) -> int:
     return min(network.max_flow(d) for d in platform.destinations)
 
 
-def _grow_tree(platform, cap, k) -> tuple[dict, int]:
+def _grow_tree(platform, cap, k, prop=None) -> tuple[dict, int]:
     """One tree and its weight; invariant: the remaining capacities, minus the weight on
     the tree's arcs, keep root-connectivity >= k - weight."""
+    prop = prop or Propagation(platform)
     parent: dict[str, str] = {}
     reached = {platform.source}
     weight = k
     while len(reached) < len(platform.nodes):
         for link in platform.links:
             if link.tail in reached and link.head not in reached and cap[link.arc] > 0:
-                mu = _largest_weight(platform, cap, k, parent, link.arc,
+                mu = _largest_weight(prop, cap, k, parent, link.arc,
                                      min(weight, cap[link.arc]))
                 if mu > 0:
                     break
@@ -75,23 +78,23 @@ def _grow_tree(platform, cap, k) -> tuple[dict, int]:
     return parent, weight
 
 
-def _largest_weight(platform, cap, k, parent, arc, mu) -> int:
+def _largest_weight(prop, cap, k, parent, arc, mu) -> int:
     """Largest μ' <= μ such that reserving μ' on the tree's arcs plus ``arc`` leaves
     root-connectivity >= k - μ'.  A violated cut X (entered j times by those arcs, with
     capacity ρ(X) >= k before reserving) bounds μ' <= (ρ(X) - k) / (j - 1); each round
-    jumps to that bound (a Newton step on a concave piecewise-linear function)."""
+    jumps to that bound (a Newton step on a concave piecewise-linear function).  The
+    check settles most destinations by the propagation rule and max-flows only the
+    others (:mod:`steady.exact.connectivity`; measured on a 1000-node platform: 5 million
+    max-flows for five trees before)."""
     tree_arcs = {(p, c) for c, p in parent.items()} | {arc}
+    arcs = prop.arcs
     while mu > 0:
-        caps = [cap[a] - (mu if a in tree_arcs else 0) for a in platform.arcs]
-        network = FlowNetwork(platform.nodes, platform.source, platform.arcs, caps)
-        side = None
-        for d in platform.destinations:
-            if network.max_flow(d) < k - mu:
-                side = network.min_cut(d)[1]
-                break
-        if side is None:
+        caps = [cap[a] - (mu if a in tree_arcs else 0) for a in arcs]
+        short = integer_shortfall(prop, caps, k - mu)
+        if short is None:
             return mu
-        crossing = [a for a in platform.arcs if a[0] in side and a[1] not in side]
+        side = short[2]
+        crossing = [a for a in arcs if a[0] in side and a[1] not in side]
         rho = sum(cap[a] for a in crossing)
         j = sum(1 for a in crossing if a in tree_arcs)
         if j < 2 or rho < k:  # pragma: no cover - see the docstring

@@ -103,9 +103,11 @@ def _center(platform) -> tuple[tuple[dict, dict], dict, dict]:
     return (out, inn), dict(zip(platform.arcs, found.rates)), found.stats
 
 
-#: Seeding: peel |V|/2 trees, each taking this share of its bottleneck (measured on the
-#: 65-node random platforms: pricing rounds fall from ~130 to ~30; a full share
-#: exhausts arcs after a handful of trees, a smaller one gives less diverse trees).
+#: Seeding: peel |V|/2 trees, at most PEEL_MOST, from the interior rates of the search
+#: (measured on scale_platform: the master is optimal after one pricing round at 200
+#: and 1000 nodes, with 35 and ~60 trees in its basis; peeling 500 trees at 1000 nodes
+#: cost 24 s of peeling and a master of 500 dense columns).
+PEEL_MOST = 120
 class FloatPricing:
     """Float pricing (a search only): cheapest arborescence under float port prices,
     with the platform's arrays prepared once."""
@@ -188,7 +190,7 @@ def _column_generation(platform):
     (c_out, c_in), rates, search = _center(platform)
     center = ([c_out[v] for v in platform.nodes], [c_in[v] for v in platform.nodes])
     master.add(pricing_at.cheapest(*center)[1])
-    for parent in peeled_trees(platform, rates, center, len(platform.nodes) // 2):
+    for parent in peeled_trees(platform, rates, center, min(PEEL_MOST, len(platform.nodes) // 2)):
         master.add(parent)
     pricing = exact_rounds = 0
     pricing_seconds = exact_seconds = check_seconds = 0.0
