@@ -329,3 +329,19 @@ def test_numbers_module_bounds_are_documented():
             "limits.md").read_text(encoding="utf-8")
     for value in (numbers.MAX_DIGITS, numbers.MAX_EXPONENT, numbers.MAX_TEXT_DIGITS):
         assert str(value) in text
+
+
+@pytest.mark.parametrize("argv", [
+    ["pipe", "samples/figure1.json", "--size", "10", "--slices", "1_000"],
+    ["pipe", "samples/figure1.json", "--size", "10", "--slices", "\u0661\u0662"],
+    ["pipe", "samples/figure1.json", "--size", "10", "--slices", "99999999999"],
+    ["schedule", "samples/figure1.json", "--max-messages", "1_0"],
+    ["schedule", "samples/figure1.json", "--max-messages", "\u0661\u0662"],
+    ["tradeoff", "samples/figure1.json", "--max-messages", "10,99999999999"],
+])
+def test_counts_of_the_timed_and_pipe_options_read_ascii_digits_in_range(argv, capsys):
+    """--slices and --max-messages read as the other integer options: ASCII digits, no
+    underscores, and a stated upper bound (the work grows with them)."""
+    code, _, err = run(capsys, *argv)
+    assert code == 2
+    assert_one_line_error(err, argv[-2])

@@ -222,11 +222,13 @@ def _planned_horizon(args, horizon, ladder):
     from ..progress import StageBar
     from ..simulate.choose import horizon_plan
     from ..simulate.horizon import horizon_report
+    from ..schedule.timed import refuse_shared_links
     from ..simulate.unroll import FORWARDING
     from ..throughput import throughput
     from ..verify import verify
 
-    platform, _ = load_platform(args.platform)
+    platform, origin = load_platform(args.platform)
+    refuse_shared_links(platform, origin)
     rules = (args.forwarding,) if args.forwarding else FORWARDING
     with StageBar(["exact throughput", "timed schedules", "simulation"], args.quiet) as bar:
         bar.stage("exact throughput")
@@ -342,19 +344,20 @@ def _cmd_pipe(args) -> int:
     return 0
 
 
+#: The largest --slices accepted (a finite schedule of that many slices is simulated).
+MAX_SLICES = 10 ** 6
+
+
 def _slices_option(text: str) -> tuple[str, int | None]:
     """``--slices``: ("auto", None), ("paper", None) or ("given", N) with N >= 1."""
     choice = text.strip().lower()
     if choice in ("auto", "paper"):
         return choice, None
     try:
-        slices = int(choice)
-    except ValueError:
-        raise InputError("<command line>", "--slices", f"expected auto, paper or an "
-                         f"integer >= 1, not {text!r}") from None
-    if slices < 1:
-        raise InputError("<command line>", "--slices", f"must be >= 1, not {slices}")
-    return "given", slices
+        return "given", options.check_integer(choice, "--slices", 1, MAX_SLICES)
+    except InputError as exc:
+        raise InputError("<command line>", "--slices",
+                         f"expected auto, paper or an integer: {exc.reason}") from None
 
 
 def _print_pipe(platform, origin, choice: str, result) -> None:

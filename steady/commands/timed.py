@@ -16,13 +16,16 @@ from fractions import Fraction
 from ..errors import InputError
 from ..numbers import decimal_text, format_exact
 from .files import rejected, write_output
-from .options import output_file, positive_exact
+from .options import check_integer, output_file, positive_exact
 from ..present.sheet import number, per_time_unit, print_json, print_sheet
 
 #: Messages per period tried by --ratio when no --max-messages bounds the search.
 RATIO_LIMIT = 100_000
 #: `steady schedule` without a bound says so beyond this many messages per period.
 HUGE = 10 ** 6
+#: The largest --max-messages accepted: ten times the exact period the unbounded
+#: schedule calls huge (the work grows with it).
+MAX_MESSAGES = 10 ** 7
 
 
 def add_schedule_options(parser) -> None:
@@ -84,15 +87,14 @@ def add_commands(sub) -> None:
 def run_schedule(args, platform, origin) -> int:
     """``steady schedule`` with a short-period option: build, verify, write, report."""
     from ..progress import StageBar
+    from ..schedule.timed import refuse_shared_links
     from ..throughput import throughput
     from ..verify import verify
 
     if args.dag:
         raise InputError("<command line>", "--dag", "short periods are built for the "
                          "graph problem; drop --dag or the short-period option")
-    if platform.network is not None and platform.network.shared_links():
-        raise InputError(origin, "network", "short periods do not fit shared network "
-                         "links yet (issue 19): drop the short-period option")
+    refuse_shared_links(platform, origin)
     most = _count(args.max_messages, "--max-messages") if args.max_messages else None
     shape = "steps" if args.steps else "timetable"
     with StageBar(["exact throughput", shape, "verifier", "file"], args.quiet) as bar:
@@ -185,7 +187,7 @@ def _cmd_tradeoff(args) -> int:
     from ..platform import load_platform
     from ..present.plots import pyplot, tradeoff_plot
     from ..progress import CountBar
-    from ..schedule.timed import timed_schedule
+    from ..schedule.timed import refuse_shared_links, timed_schedule
     from ..throughput import throughput
 
     counts = [_count(x, "--max-messages") for x in args.max_messages.split(",")]
@@ -193,6 +195,7 @@ def _cmd_tradeoff(args) -> int:
     if args.plot:
         pyplot(args.plot, "--plot")  # a bad suffix or no matplotlib: say so before the work
     platform, origin = load_platform(args.platform)
+    refuse_shared_links(platform, origin)
     result = throughput(platform, "trees")
     rows = []
     with CountBar(len(counts), "short-period schedules", args.quiet) as bar:
@@ -306,11 +309,5 @@ def _decimal(x: Fraction, places: int) -> str:
 
 
 def _count(text, option) -> int:
-    try:
-        value = int(str(text).strip())
-    except ValueError:
-        raise InputError("<command line>", option, f"expected an integer >= 1, "
-                         f"not {text!r}") from None
-    if value < 1:
-        raise InputError("<command line>", option, f"must be >= 1, not {value}")
-    return value
+    """--max-messages: an integer in [1, MAX_MESSAGES], in ASCII digits."""
+    return check_integer(str(text).strip(), option, 1, MAX_MESSAGES)

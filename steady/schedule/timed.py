@@ -24,7 +24,9 @@ start time (steady-schedule version 2), built in three steps:
    priority of their remaining work, one message at a time; a few priority rules and
    rounds are tried, the shortest period kept; consecutive messages of one link are
    merged into one transfer per tree.  The period is the makespan, never below the
-   largest port load (checked exactly).
+   largest port load (checked exactly).  A second list schedule that follows the trees
+   (:mod:`.tree_order`) replaces it when it is as short and its pipelined warm-up is
+   shorter (finite runs then lose less).
 
 The certificate is the optimum's: port prices summing to TP* under which every spanning
 arborescence costs >= 1, so throughput / TP* is a certified ratio (proofs/timed-schedule.md).
@@ -37,13 +39,16 @@ import math
 from dataclasses import replace
 from fractions import Fraction
 
+from ..errors import InputError
 from ..inputs import as_platform
+from ..network.rows import has_link_rows
 from ..numbers import lcm_of_denominators
 from ..schedule_file import (TIMED, PriceCertificate, Schedule, TimedTransfer, TreeEntry,
                              timed)
 from .branchings import root_connectivity, weighted_branchings
 from .packing import dinkelbach_weights, exact_ratio
 from .periodic import integer_trees as branching_trees, periodic_schedule
+from .tree_order import LIST_SLOTS, busier_port, tree_list_schedule, warmup_periods
 
 Arc = tuple[str, str]
 
@@ -53,6 +58,7 @@ def timed_schedule(platform, result, max_messages: int) -> tuple[Schedule, dict]
     exact optimum ``result`` (its ``trees``, or when it has none, 002 Thm 5's weighted
     branchings of its rates), with statistics.  Its ratio to the optimum is certified by ``result``'s prices."""
     platform = as_platform(platform)
+    refuse_shared_links(platform, platform.name or "<platform>")
     if max_messages < 1:
         raise ValueError("max_messages must be >= 1")
     optimum = result.throughput
@@ -72,6 +78,16 @@ def timed_schedule(platform, result, max_messages: int) -> tuple[Schedule, dict]
              "construction": "exact optimum (002 §5.4.2), timed" if exact is not None
              else "rounded counts, tree packing, list schedule"}
     return schedule, stats
+
+
+def refuse_shared_links(platform, origin: str) -> None:
+    """InputError when routes share network links (issue 19): a timetable here holds
+    ports only, while the optimum of such a platform also respects its links, so the
+    timetable could even beat it."""
+    if has_link_rows(platform):
+        raise InputError(origin, "network", "timed short-period schedules do not fit shared "
+                         "network links yet (issue 19): use steady schedule without "
+                         "--max-messages, then --schedule FILE")
 
 
 def optimum_trees(platform, result) -> list[tuple[dict, Fraction]]:
@@ -261,8 +277,42 @@ def list_schedule(platform, trees) -> tuple[list[TimedTransfer], Fraction]:
     transfers = []
     for arc, arc_runs in runs.items():
         transfers += _split_by_tree(arc, arc_runs, per_tree[arc], cost[arc], unit)
+    transfers = _following_trees(platform.source, trees, transfers, cost, unit, makespan,
+                                 int(lower), budget)
     transfers.sort(key=lambda t: (t.start, t.tail, t.head))
     return transfers, Fraction(makespan, unit)
+
+
+#: Slack (fractions of the largest port load) under which a port pair of the tree-following
+#: list schedule stops waiting for a ready message; each is tried.
+TREE_SLACKS = (Fraction(1, 10), Fraction(3, 10))
+
+
+def _following_trees(source, trees, transfers, cost, unit: int, makespan: int,
+                     lower: int, budget: int) -> list[TimedTransfer]:
+    """``transfers``, or a tree-following timetable (:mod:`.tree_order`) with the same
+    period, a shorter pipelined warm-up and at most ``budget`` transfers, or twice as many
+    as ``transfers`` (it cuts links' runs where the tree changes)."""
+    if sum(w * len(parent) for parent, w in trees) > LIST_SLOTS:
+        return transfers
+    pieces: dict = {}
+    for t in transfers:
+        pieces.setdefault((t.tree, t.arc), []).append([int(t.start * unit), t.messages])
+    for runs in pieces.values():
+        runs.sort()
+    best, warmup = transfers, warmup_periods(source, trees, pieces, cost)
+    for slack in TREE_SLACKS:
+        pieces = tree_list_schedule(source, trees, cost, lower, int(slack * lower))
+        end = max(s + n * cost[arc] for (_, arc), runs in pieces.items() for s, n in runs)
+        count = sum(map(len, pieces.values()))
+        if end > makespan or count > max(budget, 2 * len(transfers)):
+            continue
+        w = warmup_periods(source, trees, pieces, cost)
+        if w < warmup:
+            warmup = w
+            best = [TimedTransfer(arc[0], arc[1], l, n, Fraction(s, unit))
+                    for (l, arc), runs in pieces.items() for s, n in runs]
+    return best
 
 
 def _greedy_runs(used: dict[Arc, int], cost: dict[Arc, int], key=None,
@@ -272,7 +322,7 @@ def _greedy_runs(used: dict[Arc, int], cost: dict[Arc, int], key=None,
     ports' remaining work (plus ``boost``; plus one chunk's work for a link that is
     sending when ``stick``); on ties the link that just sent goes on (fewer, longer
     transfers); a chunk that follows the previous one on its link extends that run."""
-    key = key or _busier_port
+    key = key or busier_port
     boost = boost or {}
     left = dict(used)
     work_out: dict[str, int] = {}
@@ -368,15 +418,9 @@ def _port_ends(runs, cost) -> dict[tuple[str, str], int]:
     return ends
 
 
-def _busier_port(out_work: int, in_work: int):
-    """Priority of a free port pair (smallest first): the busier port's remaining work,
-    most first — the port with least slack before the period's lower bound."""
-    return -max(out_work, in_work)
-
-
 def _both_ports(out_work: int, in_work: int):
     """Priority of a free port pair: the two ports' remaining work together, most first
-    (on the samples it idles a tight port less often than :func:`_busier_port` when
+    (on the samples it idles a tight port less often than :func:`busier_port` when
     many ports are tight; neither is better everywhere, so both are tried)."""
     return -(out_work + in_work)
 
@@ -384,8 +428,8 @@ def _both_ports(out_work: int, in_work: int):
 #: The list schedule's priority rules, each tried (step 3): (key, stick); with ``stick``
 #: a link that is sending counts one more message of work, so it tends to go on (fewer,
 #: longer transfers).  Each of the four is the best on some sample platforms.
-PRIORITIES = ((_busier_port, False), (_both_ports, True), (_both_ports, False),
-              (_busier_port, True))
+PRIORITIES = ((busier_port, False), (_both_ports, True), (_both_ports, False),
+              (busier_port, True))
 
 
 def _split_by_tree(arc, runs, trees, cost: int, unit: int) -> list[TimedTransfer]:

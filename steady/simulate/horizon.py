@@ -164,7 +164,7 @@ def delivered(pattern: PeriodicPattern, horizon, lengths: Phases | None = None,
     more = best + 1
     w = pattern.warmup
     work = (w + 2) * pattern.messages * len(pattern.schedule.platform.nodes)
-    if (most is None or best < most) and work <= PARTIAL_WORK:
+    if (most is None or best <= most) and work <= PARTIAL_WORK:
         # batches below more - W - 1 travel in the same periods as with `best` batches
         # (steady ones), so they are delivered by K as they were
         first = max(more - w - 1, 0)

@@ -65,6 +65,8 @@ import math
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 
+from ..errors import InputError
+from ..network.rows import has_link_rows
 from ..numbers import format_exact, parse_exact
 from ..platform import Link, Platform
 from ..schedule.periodic import optimal_schedule
@@ -298,6 +300,10 @@ class PipePlanner:
         unknown = sorted(set(patterns) - set(PATTERNS))
         if unknown or not patterns:
             raise ValueError(f"unknown patterns {unknown}; choose from {PATTERNS}")
+        if has_link_rows(platform):  # its patterns and Lemma 7's bound hold ports only
+            raise InputError(platform.name or "<platform>", "network",
+                             "steady pipe models one-port links with start-ups; routes "
+                             "that share network links are not modelled yet (issue 19)")
         self.platform = platform
         self.patterns = tuple(p for p in PATTERNS if p in patterns)
         free = startup_free(platform)

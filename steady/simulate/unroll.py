@@ -421,7 +421,7 @@ def finite_schedule(pattern: PeriodicPattern, batches: int, share=None,
     r = max(batches - pattern.warmup, 0) if batches >= pattern.warmup else 0
     return FiniteSchedule(batches, sum(pattern.limits(batches, share)),
                           tuple(to_blocks(pattern, placed)) if blocks else (),
-                          pattern.time(i_ticks), r, pattern.time(end - clean_start),
+                          pattern.time(i_ticks), r, pattern.time(max(end - clean_start, 0)),
                           pattern.time(end))
 
 
@@ -448,4 +448,18 @@ def unrolled(pattern: PeriodicPattern, batches: int, share=None, steady_from: in
     first = max(w, steady_from)
     steady = synchronous(pattern, range(first, batches), batches,
                          i_ticks + (first - w) * pattern.period, share)
-    return init + steady + cleanup, i_ticks, clean_start, max(_end(cleanup), clean_start)
+    return (init + steady + cleanup, i_ticks, clean_start,
+            max(_end(cleanup), _last_steady_end(pattern, batches, share, i_ticks)))
+
+
+def _last_steady_end(pattern: PeriodicPattern, batches: int, share, i_ticks: int) -> int:
+    """When the last message of the steady periods arrives (I when there are none): in
+    the last steady period that carries one, which need not end with a message (a cut
+    last batch leaves its slots empty)."""
+    w = pattern.warmup
+    for p in range(batches - 1, w - 1, -1):
+        placed = synchronous(pattern, range(p, p + 1), batches,
+                             i_ticks + (p - w) * pattern.period, share)
+        if placed:
+            return _end(placed)
+    return i_ticks

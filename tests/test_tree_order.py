@@ -1,0 +1,99 @@
+"""The tree-following list schedule (steady/schedule/tree_order.py) and its warm-up."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from hypothesis import given, settings, strategies as st
+
+from steady.numbers import lcm_of_denominators
+from steady.platform import Link, Platform
+from steady.schedule.timed import (_usage, optimum_trees, port_loads, timed_schedule)
+from steady.schedule.tree_order import tree_list_schedule, warmup_periods
+from steady.simulate.unroll import PeriodicPattern
+from steady.strategies import platforms
+from steady.throughput import throughput
+
+from helpers import assert_one_line_error, run
+
+
+def _ticks(platform, trees):
+    used = _usage(trees)
+    unit = lcm_of_denominators(platform.cost(*arc) for arc in used)
+    cost = {arc: int(platform.cost(*arc) * unit) for arc in used}
+    lower = int(max(port_loads(platform, used).values()) * unit)
+    return cost, lower
+
+
+@settings(max_examples=25, deadline=None)
+@given(platforms(max_nodes=6), st.lists(st.integers(1, 6), min_size=1, max_size=4),
+       st.fractions(0, 1))
+def test_tree_list_schedule_is_a_one_port_timetable_of_the_trees(platform, weights, slack):
+    """Every tree edge gets exactly its tree's weight, no port serves two messages at
+    once, and nothing starts before 0."""
+    result = throughput(platform, "trees")
+    trees = [(p, w) for (p, _), w in zip(optimum_trees(platform, result), weights)]
+    cost, lower = _ticks(platform, trees)
+    pieces = tree_list_schedule(platform.source, trees, cost, lower, int(slack * lower))
+    counts = {key: sum(n for _, n in runs) for key, runs in pieces.items()}
+    assert counts == {(l, (par, child)): w for l, (parent, w) in enumerate(trees)
+                      for child, par in parent.items()}
+    ports: dict = {}
+    for (_, (u, v)), runs in pieces.items():
+        for start, n in runs:
+            assert start >= 0
+            for port in (("out", u), ("in", v)):
+                ports.setdefault(port, []).append((start, start + n * cost[(u, v)]))
+    for intervals in ports.values():
+        intervals.sort()
+        assert all(a[1] <= b[0] for a, b in zip(intervals, intervals[1:]))
+
+
+@settings(max_examples=20, deadline=None)
+@given(platforms(max_nodes=6), st.integers(1, 40))
+def test_warmup_periods_is_the_simulators_pipelined_warmup(platform, m):
+    """warmup_periods, computed while building, equals the W that the simulator's
+    PeriodicPattern reads from the file under pipelined forwarding."""
+    result = throughput(platform, "trees")
+    schedule, _ = timed_schedule(platform, result, m)
+    trees = [(tree.parent, tree.weight) for tree in schedule.trees]
+    unit = lcm_of_denominators([platform.cost(*t.arc) for t in schedule.transfers]
+                               + [t.start for t in schedule.transfers])
+    cost = {arc: int(platform.cost(*arc) * unit) for arc in _usage(trees)}
+    pieces: dict = {}
+    for t in schedule.transfers:
+        pieces.setdefault((t.tree, t.arc), []).append([int(t.start * unit), t.messages])
+    for runs in pieces.values():
+        runs.sort()
+    assert warmup_periods(platform.source, trees, pieces, cost) == \
+        PeriodicPattern(schedule, "pipelined").warmup
+
+
+def test_a_chain_that_follows_its_tree_has_no_warmup():
+    """On a chain s -> a -> b -> c aiming at a period of 3, a port with slack waits for
+    its message: each hop stays inside the period (W = 0), where sending at once (a
+    period of 1, no slack) lags a period per hop."""
+    chain = Platform("s", [Link("s", "a", 1), Link("a", "b", 1), Link("b", "c", 1)])
+    trees = [({"a": "s", "b": "a", "c": "b"}, 1)]
+    cost = {("s", "a"): 1, ("a", "b"): 1, ("b", "c"): 1}
+    at_once = tree_list_schedule(chain.source, trees, cost, 1, 0)
+    assert warmup_periods(chain.source, trees, at_once, cost) == 2
+    pieces = tree_list_schedule(chain.source, trees, cost, 3, 0)
+    assert {arc: runs for (_, arc), runs in pieces.items()} == \
+        {("s", "a"): [[0, 1]], ("a", "b"): [[1, 1]], ("b", "c"): [[2, 1]]}
+    assert warmup_periods(chain.source, trees, pieces, cost) == 0
+    backwards = {(0, ("s", "a")): [[2, 1]], (0, ("a", "b")): [[1, 1]],
+                 (0, ("b", "c")): [[0, 1]]}
+    assert warmup_periods(chain.source, trees, backwards, cost) == 2
+
+
+def test_timed_commands_refuse_shared_links_in_one_line(capsys):
+    """Timetables hold ports only: on a platform whose routes share network links the
+    timed commands say so (exit 2) instead of failing a postcondition."""
+    for argv in (["simulate", "samples/simgrid/dogbone.json", "--horizon", "100"],
+                 ["tradeoff", "samples/simgrid/dogbone.json", "--max-messages", "5"],
+                 ["schedule", "samples/simgrid/dogbone.json", "--max-messages", "5"],
+                 ["pipe", "samples/simgrid/dogbone.json", "--size", "1000"]):
+        code, _, err = run(capsys, *argv)
+        assert code == 2
+        assert_one_line_error(err, "network")
