@@ -259,11 +259,48 @@ def test_a_timetable_overloading_a_link_at_some_instant_is_rejected():
     assert verify(p, clash).kinds() == {"network"}
 
 
-def test_short_periods_refuse_shared_links_in_one_line(tmp_path, capsys):
+def test_short_steps_refuse_shared_links_in_one_line(tmp_path, capsys):
+    """--steps (synchronous short steps) holds ports only: refused in one line, while
+    the timetable of --max-messages fits the links."""
     from steady.cli import main
 
     path = tmp_path / "p.json"
     figure1().write(path)
-    assert main(["schedule", str(path), "--max-messages", "10", "--quiet"]) == 2
+    assert main(["schedule", str(path), "--max-messages", "10", "--steps", "--quiet"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "shared network links" in err[0]
+    out = tmp_path / "s.json"
+    assert main(["schedule", str(path), "--max-messages", "10", "-o", str(out),
+                 "--quiet"]) == 0
+    assert verify(figure1(), Schedule.from_file(out)).ok
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(networked(max_nodes=5), st.integers(1, 30))
+def test_network_timetables_are_valid_and_certified(pair, m):
+    """A timed schedule on a platform with shared links: the independent verifier
+    accepts it (ports, and every shared link at every instant), ratio <= 1."""
+    from steady.schedule.timed import timed_schedule
+
+    _, p = pair
+    schedule, stats = timed_schedule(p, throughput(p, "trees"), m)
+    report = verify(p, schedule)
+    assert report.ok, report.violations[:3]
+    assert report.ratio == stats["ratio"] <= 1
+
+
+def test_the_timetable_postcondition_rejects_a_link_overload():
+    """check_timetable (the runtime postcondition) sees a shared link over capacity
+    even where the ports are free: P1->P3 overlapping Ps->P1 on the backbone."""
+    from steady.schedule.timed import check_timetable
+    from steady.schedule_file import TimedTransfer, TreeEntry, PriceCertificate
+
+    p = figure1()
+    tree = TreeEntry.from_parent({"P1": "Ps", "P2": "P1", "P3": "P1", "P4": "P2"}, 1)
+    clash = [TimedTransfer("Ps", "P1", 0, 1, F(0)), TimedTransfer("P1", "P2", 0, 1, F(1)),
+             TimedTransfer("P1", "P3", 0, 1, F(0)), TimedTransfer("P2", "P4", 0, 1, F(5, 2))]
+    cert = PriceCertificate({}, {}, link_prices={"bb": F(2, 3)})
+    bad = Schedule(p, F(1, 3), F(3), 1, (tree,), (), {"ratio": F(1, 2)}, cert,
+                   tuple(clash), 2)
+    with pytest.raises(AssertionError, match="shared link bb"):
+        check_timetable(p, bad)

@@ -222,13 +222,11 @@ def _planned_horizon(args, horizon, ladder):
     from ..progress import StageBar
     from ..simulate.choose import horizon_plan
     from ..simulate.horizon import horizon_report
-    from ..schedule.timed import refuse_shared_links
     from ..simulate.unroll import FORWARDING
     from ..throughput import throughput
     from ..verify import verify
 
-    platform, origin = load_platform(args.platform)
-    refuse_shared_links(platform, origin)
+    platform, _ = load_platform(args.platform)
     rules = (args.forwarding,) if args.forwarding else FORWARDING
     with StageBar(["exact throughput", "timed schedules", "simulation"], args.quiet) as bar:
         bar.stage("exact throughput")
@@ -261,7 +259,9 @@ def _print_simulation(report, schedule, written=None) -> None:
 
     p = report.phases
     if report.simulated:
-        checked = (f"yes: {report.transfers} message transfers, one-port and causality "
+        rules = ("one-port, causality and shared links"
+                 if getattr(schedule.platform, "network", None) else "one-port and causality")
+        checked = (f"yes: {report.transfers} message transfers, {rules} "
                    f"checked" + ("" if not report.violations else ", VIOLATIONS below"))
     else:
         fits = report.largest_checkable

@@ -19,6 +19,8 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+from ..network.rows import tree_link_usage
+
 Arc = tuple[str, str]
 
 #: Seconds a Dinkelbach round may take at most (a guard; :data:`ROUND_NODES` is the
@@ -33,12 +35,15 @@ ROUNDS = 2
 
 
 def tree_port_loads(platform, parent) -> dict[tuple[str, str], Fraction]:
-    """Busy time one message of the tree ``parent`` costs each port it uses."""
+    """Busy time one message of the tree ``parent`` costs each port it uses, and each
+    shared network link its routes cross (key ("link", id); issue 19)."""
     loads: dict[tuple[str, str], Fraction] = {}
     for child, par in parent.items():
         c = platform.cost(par, child)
         loads[("out", par)] = loads.get(("out", par), Fraction(0)) + c
         loads[("in", child)] = loads.get(("in", child), Fraction(0)) + c
+    for lid, c in tree_link_usage(platform, parent).items():
+        loads[("link", lid)] = c
     return loads
 
 

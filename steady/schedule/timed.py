@@ -41,7 +41,7 @@ from fractions import Fraction
 
 from ..errors import InputError
 from ..inputs import as_platform
-from ..network.rows import has_link_rows
+from ..network.rows import has_link_rows, link_loads, shared_links
 from ..numbers import lcm_of_denominators
 from ..schedule_file import (TIMED, PriceCertificate, Schedule, TimedTransfer, TreeEntry,
                              timed)
@@ -58,12 +58,12 @@ def timed_schedule(platform, result, max_messages: int) -> tuple[Schedule, dict]
     exact optimum ``result`` (its ``trees``, or when it has none, 002 Thm 5's weighted
     branchings of its rates), with statistics.  Its ratio to the optimum is certified by ``result``'s prices."""
     platform = as_platform(platform)
-    refuse_shared_links(platform, platform.name or "<platform>")
     if max_messages < 1:
         raise ValueError("max_messages must be >= 1")
     optimum = result.throughput
     trees = optimum_trees(platform, result)
-    exact = _exact_if_short(platform, trees, result, max_messages)
+    exact = (None if has_link_rows(platform)  # 002 §5.4.2's steps hold ports only
+             else _exact_if_short(platform, trees, result, max_messages))
     if exact is not None:
         messages, weights, schedule = exact.messages_per_period, trees, exact
     else:
@@ -134,12 +134,16 @@ def rounded_counts(rates, optimum: Fraction, messages: int) -> dict[Arc, int]:
 
 
 def port_loads(platform, counts) -> dict[tuple[str, str], Fraction]:
-    """Busy time per period of every port, {("out"|"in", node): time}, under counts."""
+    """Busy time per period of every port, {("out"|"in", node): time}, under counts;
+    and of every shared network link routes cross, {("link", id): time} (issue 19: a
+    timetable holds it at most its capacity at every instant, so at most the period)."""
     loads: dict[tuple[str, str], Fraction] = {}
     for (u, v), k in counts.items():
         t = k * platform.cost(u, v)
         loads[("out", u)] = loads.get(("out", u), Fraction(0)) + t
         loads[("in", v)] = loads.get(("in", v), Fraction(0)) + t
+    for lid, t in link_loads(platform, counts).items():
+        loads[("link", lid)] = t
     return loads
 
 
@@ -254,15 +258,20 @@ def list_schedule(platform, trees) -> tuple[list[TimedTransfer], Fraction]:
             per_tree[(par, child)].append((l, w))
     messages = sum(w for _, w in trees)
     budget = 4 * messages + len(used)  # runs: keeps files within ~300 bytes per message
-    lower = max(port_loads(platform, used).values()) * unit
+    # makespans are whole ticks: a shared link's load may not be
+    lower = math.ceil(max(port_loads(platform, used).values()) * unit)
+    links = link_shares(platform, used)
     best = None
     rules, rounds, chunk = _runs_plan(sum(used.values()))
-    for key, stick in PRIORITIES[:rules]:
+    # with shared links, each rule also runs with the links' work in its priority
+    plans = [(key, stick, first) for first in ((False, True) if links else (False,))
+             for key, stick in PRIORITIES]
+    for key, stick, link_first in plans[:rules]:
         if best is not None and best[0] == lower:
             break
         boost: dict[tuple[str, str], int] = {}
         for _ in range(rounds):
-            runs = _greedy_runs(used, cost, key, boost, stick, chunk)
+            runs = _greedy_runs(used, cost, key, boost, stick, chunk, links, link_first)
             ends = _port_ends(runs, cost)
             makespan = max(ends.values())
             pieces = sum(len(rs) for rs in runs.values())
@@ -277,8 +286,9 @@ def list_schedule(platform, trees) -> tuple[list[TimedTransfer], Fraction]:
     transfers = []
     for arc, arc_runs in runs.items():
         transfers += _split_by_tree(arc, arc_runs, per_tree[arc], cost[arc], unit)
-    transfers = _following_trees(platform.source, trees, transfers, cost, unit, makespan,
-                                 int(lower), budget)
+    if not links:  # the tree-following schedule holds ports only
+        transfers = _following_trees(platform.source, trees, transfers, cost, unit,
+                                     makespan, lower, budget)
     transfers.sort(key=lambda t: (t.start, t.tail, t.head))
     return transfers, Fraction(makespan, unit)
 
@@ -315,13 +325,48 @@ def _following_trees(source, trees, transfers, cost, unit: int, makespan: int,
     return best
 
 
+def link_shares(platform, used) -> dict[Arc, list[tuple[str, Fraction]]]:
+    """{arc: [(shared link id, c_l / c_arc), ...]} for the arcs of ``used`` whose route
+    crosses shared network links (issue 19): the part of each link's capacity a
+    transfer on the arc holds while it runs.  Empty without shared links."""
+    out: dict[Arc, list] = {}
+    for link in shared_links(platform):
+        lid = link.id
+        for arc in platform.network.crossing(lid):
+            if arc in used:
+                share = link.cost / platform.cost(*arc)
+                if share > 1:
+                    raise InputError(platform.name or "<platform>", f"network link {lid}",
+                                     f"one transfer over {arc[0]}->{arc[1]} needs "
+                                     f"{share} of its capacity: an arc's cost is at least "
+                                     f"the cost of each link on its route")
+                out.setdefault(arc, []).append((lid, share))
+    return out
+
+
+def integer_shares(links) -> tuple[dict, dict[str, int]]:
+    """:func:`link_shares` in integers: each link's shares times the least common
+    denominator of its shares, which becomes its capacity (exact, and fast to add)."""
+    scale: dict[str, int] = {}
+    for shares in links.values():
+        for lid, share in shares:
+            scale[lid] = math.lcm(scale.get(lid, 1), Fraction(share).denominator)
+    return ({arc: [(lid, int(share * scale[lid])) for lid, share in shares]
+             for arc, shares in links.items()}, scale)
+
+
 def _greedy_runs(used: dict[Arc, int], cost: dict[Arc, int], key=None,
-                 boost=None, stick: bool = False, chunk: int = 1) -> dict[Arc, list]:
+                 boost=None, stick: bool = False, chunk: int = 1,
+                 links=None, link_first: bool = False) -> dict[Arc, list]:
     """{arc: [[start, messages], ...]} in integer time units: ``chunk`` messages at a
     time (fewer when fewer are left) on matched idle port pairs, by ``key`` of the two
     ports' remaining work (plus ``boost``; plus one chunk's work for a link that is
     sending when ``stick``); on ties the link that just sent goes on (fewer, longer
-    transfers); a chunk that follows the previous one on its link extends that run."""
+    transfers); a chunk that follows the previous one on its link extends that run.
+    With ``links`` (:func:`link_shares`) a chunk also waits until every shared link on
+    its route has room for it (the transfers in progress use at most its capacity);
+    with ``link_first`` too, the remaining work of a shared link on the route counts as
+    the receiving port's when it is larger."""
     key = key or busier_port
     boost = boost or {}
     left = dict(used)
@@ -339,10 +384,20 @@ def _greedy_runs(used: dict[Arc, int], cost: dict[Arc, int], key=None,
     runs: dict[Arc, list] = {arc: [] for arc in used}
     events = [0]
     pending = sum(left.values())
+    links, capacity = integer_shares(links or {})
+    in_use: dict[str, int] = {}  # shared link -> capacity held by running transfers
+    work_link: dict[str, int] = {}  # shared link -> work left, in ticks x its capacity
+    for arc, shares in links.items():
+        for lid, share in shares:
+            work_link[lid] = work_link.get(lid, 0) + used[arc] * cost[arc] * share
     while pending:
         t = heapq.heappop(events)
         for side, node in freed.pop(t, ()):
-            (idle_out if side == "out" else idle_in).add(node)
+            if side == "link":
+                for lid, share in links[node]:
+                    in_use[lid] -= share
+            else:
+                (idle_out if side == "out" else idle_in).add(node)
         candidates = []
         if len(idle_out) <= len(idle_in):
             pairs = (arc for u in idle_out for arc in live_out[u] if arc[1] in idle_in)
@@ -353,14 +408,21 @@ def _greedy_runs(used: dict[Arc, int], cost: dict[Arc, int], key=None,
             last = runs[arc][-1] if runs[arc] else None
             going_on = last is not None and last[0] + last[1] * cost[arc] == t
             extra = min(chunk, left[arc]) * cost[arc] if going_on and stick else 0
+            inward = work_in[v] + boost.get(("in", v), 0)
+            if link_first and arc in links:  # a busy shared link counts like a busy port
+                inward = max(inward, max(work_link[lid] // capacity[lid]
+                                         for lid, _ in links[arc]))
             candidates.append((key(work_out[u] + boost.get(("out", u), 0) + extra,
-                                   work_in[v] + boost.get(("in", v), 0) + extra),
+                                   inward + extra),
                                not going_on, arc))
         candidates.sort()
         for _, _, arc in candidates:
             u, v = arc
             if u not in idle_out or v not in idle_in:
                 continue
+            if arc in links and any(in_use.get(lid, 0) + share > capacity[lid]
+                                    for lid, share in links[arc]):
+                continue  # a link in use ends a transfer later: an event comes
             k = min(chunk, left[arc])
             c = cost[arc]
             end = t + k * c
@@ -368,6 +430,8 @@ def _greedy_runs(used: dict[Arc, int], cost: dict[Arc, int], key=None,
             pending -= k
             work_out[u] -= k * c
             work_in[v] -= k * c
+            for lid, share in links.get(arc, ()):
+                work_link[lid] -= k * c * share
             if not left[arc]:
                 live_out[u].remove(arc)
                 live_in[v].remove(arc)
@@ -377,6 +441,10 @@ def _greedy_runs(used: dict[Arc, int], cost: dict[Arc, int], key=None,
                 freed[end] = []
                 heapq.heappush(events, end)
             freed[end] += [("out", u), ("in", v)]
+            if arc in links:
+                for lid, share in links[arc]:
+                    in_use[lid] = in_use.get(lid, 0) + share
+                freed[end].append(("link", arc))
             arc_runs = runs[arc]
             if arc_runs and arc_runs[-1][0] + arc_runs[-1][1] * c == t:
                 arc_runs[-1][1] += k
@@ -403,7 +471,7 @@ def _runs_plan(sends: int) -> tuple[int, int, int]:
     many rules as :data:`ALL_PLACEMENTS` allows (at least one)."""
     chunk = -(-sends // RUN_PLACEMENTS)
     placements = -(-sends // chunk)
-    rules = max(1, min(len(PRIORITIES), ALL_PLACEMENTS // placements))
+    rules = max(1, min(2 * len(PRIORITIES), ALL_PLACEMENTS // placements))
     return rules, max(1, min(8, ROUND_PLACEMENTS // max(1, sends))), chunk
 
 
@@ -483,8 +551,26 @@ def check_timetable(platform, schedule: Schedule) -> None:
         intervals.sort()
         if any(a[1] > b[0] for a, b in zip(intervals, intervals[1:])):
             raise AssertionError(f"postcondition: port {port} serves two transfers at once")
+    _check_link_use(platform, schedule)
     loads = port_loads(platform, schedule.messages_per_link())
     if schedule.period < max(loads.values()):  # pragma: no cover - by construction
         raise AssertionError("postcondition: period below the largest port load")
     if schedule.extra["ratio"] > 1:
         raise AssertionError("postcondition: ratio above 1: the optimum is not an optimum")
+
+
+def _check_link_use(platform, schedule: Schedule) -> None:
+    """Postcondition (issue 19's rule for a timetable): at every instant the transfers
+    in progress through a shared link hold at most its capacity."""
+    shares = link_shares(platform, schedule.messages_per_link())
+    changes: dict[str, list] = {}
+    for t in schedule.transfers:
+        end = t.start + t.messages * platform.cost(*t.arc)
+        for lid, share in shares.get(t.arc, ()):
+            changes.setdefault(lid, []).extend([(end, -share), (t.start, share)])
+    for lid, items in changes.items():
+        use = Fraction(0)
+        for _, change in sorted(items):  # at one instant the ends (< 0) come first
+            use += change
+            if use > 1:
+                raise AssertionError(f"postcondition: shared link {lid} over capacity")

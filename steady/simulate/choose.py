@@ -33,7 +33,7 @@ from .unroll import FORWARDING, PeriodicPattern
 #: bottom: the ratio of a timed schedule is not monotone in M.
 LADDER = (1, 2, 3, 5, 8, 10, 15, 20, 30, 50, 70, 100, 200, 500, 1000)
 #: Stop the ladder after this many values in a row that do not beat the best.
-PATIENCE = 3
+PATIENCE = 5
 #: The candidates (M, rule) ranked best by whole batches get the exact count with the
 #: partial last batch; the others keep their whole-batch count.
 REFINED = 4

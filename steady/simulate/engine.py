@@ -8,6 +8,8 @@ independently of how the blocks were built:
 * one-port: no node sends two messages at once, no node receives two at once;
 * causality: a node forwards a message only after it has received it (the source holds
   every message from time 0);
+* shared network links (issue 19): at every instant the transfers in progress through
+  a shared link use at most its capacity (sum of c_l / c_arc <= 1);
 * every node other than the source receives every message exactly once.
 
 It records when each node holds each message, hence when each message has reached every
@@ -88,6 +90,7 @@ def check_blocks(pattern: PeriodicPattern, blocks, messages: int) -> Simulation:
     hold = _receptions(events, sim)
     _causality(events, hold, platform.source, sim)
     _one_port(events, sim, unit)
+    _shared_links(platform, events, sim, unit)
     _completion(platform, hold, messages, unit, sim)
     return sim
 
@@ -126,6 +129,28 @@ def _one_port(events, sim, unit) -> None:
                     sim.violations.append(
                         f"{node} {name} messages {g1} and {g2} at once "
                         f"(at time {Fraction(s2, unit)})")
+
+
+def _shared_links(platform, events, sim, unit) -> None:
+    """Issue 19's rule, message by message: at every instant the transfers in progress
+    through a shared network link use at most its capacity (sum of c_l / c_arc)."""
+    network = getattr(platform, "network", None)
+    if network is None:
+        return
+    for link in network.shared_links():
+        arcs = set(network.crossing(link.id))
+        changes = []
+        for tail, head, g, start, end in events:
+            if (tail, head) in arcs:
+                share = link.cost / platform.cost(tail, head)
+                changes += [(end, -share), (start, share)]
+        use = Fraction(0)
+        for at, change in sorted(changes):
+            use += change
+            if use > 1:
+                sim.violations.append(f"shared link {link.id} over capacity at time "
+                                      f"{Fraction(at, unit)}")
+                break
 
 
 def _completion(platform, hold, messages, unit, sim) -> None:

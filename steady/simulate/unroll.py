@@ -56,6 +56,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from ..numbers import lcm_of_denominators
+from ..schedule.timed import integer_shares, link_shares
 from ..schedule_file import TIMED
 
 #: The forwarding rules (see the module docstring).
@@ -126,6 +127,12 @@ class PeriodicPattern:
             [costs[t.arc] for t in schedule.all_transfers()] + times + [schedule.period])
         self.period = int(schedule.period * self.unit)
         self.runs = self._runs(costs)
+        # shared network links (issue 19): {arc: [(link id, c_l / c_arc)]}, and the
+        # same in integers {arc: [(link id, part, capacity)]} for the placements
+        self.links = link_shares(platform, {t.arc: 1 for t in schedule.all_transfers()})
+        parts, capacity = integer_shares(self.links)
+        self.link_parts = {arc: [(lid, x, capacity[lid]) for lid, x in shares]
+                           for arc, shares in parts.items()}
         if forwarding == "period":
             self.lag = [{v: (d - 1) * w for v, d in depth.items() if d}
                         for depth, w in zip(self.depth, self.weights)]
@@ -343,6 +350,7 @@ def as_soon_as_possible(pattern: PeriodicPattern, periods, batches: int, start: 
     there, the rest waiting for its turn (only then: most runs stay whole)."""
     send_free: dict[str, int] = {}
     recv_free: dict[str, int] = {}
+    in_use: dict[str, list] = {}  # shared link -> [(end, start, part)] placed so far
     held = Holdings() if held is None else held
     source = pattern.source
     w = pattern.weights
@@ -367,11 +375,47 @@ def as_soon_as_possible(pattern: PeriodicPattern, periods, batches: int, start: 
         ready = max(start, send_free.get(run.tail, start), recv_free.get(run.head, start))
         if run.tail != source:
             ready = held.ready(run.tail, run.tree, index, count, run.cost, ready)
+        shares = pattern.link_parts.get((run.tail, run.head))
+        if shares:
+            ready = _link_fit(in_use, shares, ready, count * run.cost)
         end = ready + count * run.cost
         send_free[run.tail] = recv_free[run.head] = end
         held.receive(run.head, run.tree, index, count, ready, run.cost)
         out.extend(_placed(pattern, p, run, index, count, ready))
     return out
+
+
+def _link_fit(in_use: dict, shares, ready: int, length: int) -> int:
+    """The earliest start >= ``ready`` at which a run of ``length`` ticks holding
+    ``shares`` [(link, part of its capacity in integers, the capacity)] keeps every
+    shared link within capacity among the runs placed so far (``in_use``: per link,
+    [(end, start, part)] sorted by end).  It is never later than the run's start in the
+    periodic time line: the runs placed before it started no later and end no later
+    than there, so at any instant after its nominal start they hold no more than they
+    did there (proofs/finite-horizon.md)."""
+    t = ready
+    while True:
+        later = max(_fit_one(in_use.get(lid, ()), part, cap, t, length)
+                    for lid, part, cap in shares)
+        if later == t:
+            break
+        t = later
+    for lid, part, _ in shares:
+        bisect.insort(in_use.setdefault(lid, []), (t + length, t, part))
+    return t
+
+
+def _fit_one(placed, part: int, cap: int, ready: int, length: int) -> int:
+    """The earliest t >= ready with use + part <= cap on [t, t + length) for one link
+    (only the runs that end after ``ready`` matter: a suffix of ``placed``)."""
+    live = placed[bisect.bisect_right(placed, (ready, float("inf"))):]
+    if not live:
+        return ready
+    for t in [ready] + sorted({e for e, _, _ in live}):
+        points = [t] + [s for _, s, _ in live if t < s < t + length]
+        if all(sum(x for e, s, x in live if s <= at < e) + part <= cap for at in points):
+            return t
+    raise AssertionError("unreachable: after every run ends the link is free")
 
 
 def _placed(pattern, p, run, index: int, count: int, start: int):
