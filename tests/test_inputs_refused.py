@@ -345,3 +345,30 @@ def test_counts_of_the_timed_and_pipe_options_read_ascii_digits_in_range(argv, c
     code, _, err = run(capsys, *argv)
     assert code == 2
     assert_one_line_error(err, argv[-2])
+
+
+def test_platforms_beyond_the_exact_limit_are_refused_before_any_work(monkeypatch, capsys):
+    """F15: the exact optimum's size limit is checked first and named, with the file,
+    for throughput, its --dag form and the commands built on it (here with the limit
+    lowered to 3 nodes: Figure 1 has 5)."""
+    import steady.throughput
+
+    monkeypatch.setattr(steady.throughput, "MAX_EXACT_NODES", 3)
+    for argv in (["throughput", "samples/figure1.json"],
+                 ["throughput", "samples/figure5-dag.json", "--dag"],
+                 ["schedule", "samples/figure1.json", "--max-messages", "4"],
+                 ["heuristics", "samples/figure1.json"]):
+        code, _, err = run(capsys, *argv)
+        assert code == 2
+        assert_one_line_error(err, "nodes")
+        assert argv[1] in err and "more than the 3" in err
+
+
+def test_ethernet_tree_refuses_clusters_beyond_its_tables(monkeypatch, capsys):
+    """F15: ethernet tree's machines x machines tables are bounded up front."""
+    from steady.commands import options
+
+    monkeypatch.setattr(options, "MAX_MACHINES", 8)
+    code, _, err = run(capsys, "ethernet", "tree", "samples/ethernet-random-64.json")
+    assert code == 2
+    assert_one_line_error(err, "machines")

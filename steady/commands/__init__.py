@@ -78,6 +78,9 @@ def _run(args) -> int:
     try:
         return args.run(args)
     except InputError as exc:
+        if exc.origin == "<platform>" and isinstance(getattr(args, "platform", None), str):
+            # the library names a Platform object it was given; here it is a file
+            exc = InputError(args.platform, exc.element, exc.reason)
         print(f"steady: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

@@ -117,6 +117,11 @@ def _cmd_tree(args) -> int:
 
     arity = _arity(args.algorithm, args.k)
     cluster = Cluster.from_file(args.cluster)
+    if len(cluster.machines) > options.MAX_MACHINES:  # fail fast (issue 18 F15)
+        raise InputError(args.cluster, "machines",
+                         f"{len(cluster.machines)} machines, more than the "
+                         f"{options.MAX_MACHINES} ethernet tree takes (its tables are "
+                         f"machines x machines; docs/limits.md)")
     _arity_fits(arity, len(cluster.machines), args.cluster)
     tree = _contention_free_tree(cluster, args.algorithm, arity)
     doc = {"cluster": cluster.name or args.cluster, "root": cluster.root,

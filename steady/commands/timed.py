@@ -87,15 +87,17 @@ def add_commands(sub) -> None:
 def run_schedule(args, platform, origin) -> int:
     """``steady schedule`` with a short-period option: build, verify, write, report."""
     from ..progress import StageBar
-    from ..schedule.timed import refuse_shared_links
+    from ..network.rows import has_link_rows
     from ..throughput import throughput
     from ..verify import verify
 
     if args.dag:
         raise InputError("<command line>", "--dag", "short periods are built for the "
                          "graph problem; drop --dag or the short-period option")
-    if args.steps:
-        refuse_shared_links(platform, origin)
+    if args.steps and has_link_rows(platform):
+        raise InputError(origin, "network", "short synchronous steps (--steps) do not fit "
+                         "shared network links yet (issue 19): drop --steps for a "
+                         "timetable that does")
     most = _count(args.max_messages, "--max-messages") if args.max_messages else None
     shape = "steps" if args.steps else "timetable"
     with StageBar(["exact throughput", shape, "verifier", "file"], args.quiet) as bar:

@@ -259,7 +259,7 @@ def binomial_tree(platform) -> tuple[dict[str, str], dict[tuple[str, str], list[
     logical += [(x - 2 ** m, x) for x in range(2 ** m, n)]
     parent: dict[str, str] = {}
     routes: dict[tuple[str, str], list[str]] = {}
-    paths: dict[str, dict[str, list[str]]] = {}
+    paths: dict[str, dict[str, str]] = {}  # sender -> predecessors of its cheapest paths
     weight = _integer_costs(platform)
     for a, b in logical:
         sender, v = order[a], order[b]
@@ -267,7 +267,7 @@ def binomial_tree(platform) -> tuple[dict[str, str], dict[tuple[str, str], list[
             if sender not in paths:
                 paths[sender] = _cheapest_paths(platform, sender, weight)
             if v in paths[sender]:
-                routes[(sender, v)] = paths[sender][v]
+                routes[(sender, v)] = _path(paths[sender], sender, v)
                 break
             sender = parent[sender]      # assigned: stages run from the root down
         parent[v] = sender
@@ -275,10 +275,12 @@ def binomial_tree(platform) -> tuple[dict[str, str], dict[tuple[str, str], list[
 
 
 def _cheapest_paths(platform, start: str, weight: Mapping[tuple[str, str], int]
-                    ) -> dict[str, list[str]]:
-    """Dijkstra from ``start``: the path to every reachable node minimising (sum of
-    costs, hops); equal labels keep the first found.  ``weight`` holds the costs times a
-    common denominator (exact integers: same order as the Fractions, much faster)."""
+                    ) -> dict[str, str]:
+    """Dijkstra from ``start``: every reachable node's predecessor on a path minimising
+    (sum of costs, hops) (:func:`_path` reads one path; the source maps to itself);
+    equal labels keep the first found.  ``weight`` holds the costs times a common
+    denominator (exact integers: same order as the Fractions, much faster).  Paths are
+    read on demand: all of them would take memory quadratic in a deep platform's size."""
     label = {start: (0, 0)}
     before: dict[str, str] = {}
     heap = [(0, 0, 0, start)]
@@ -296,13 +298,16 @@ def _cheapest_paths(platform, start: str, weight: Mapping[tuple[str, str], int]
                 before[link.head] = u
                 heapq.heappush(heap, (*candidate, counter, link.head))
                 counter += 1
-    paths = {}
-    for v in label:
-        path = [v]
-        while path[-1] != start:
-            path.append(before[path[-1]])
-        paths[v] = path[::-1]
-    return paths
+    before[start] = start
+    return before
+
+
+def _path(before: dict[str, str], start: str, v: str) -> list[str]:
+    """The path start -> v in a predecessor map of :func:`_cheapest_paths`."""
+    path = [v]
+    while path[-1] != start:
+        path.append(before[path[-1]])
+    return path[::-1]
 
 
 def _integer_costs(platform) -> dict[tuple[str, str], int]:

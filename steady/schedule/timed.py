@@ -80,16 +80,6 @@ def timed_schedule(platform, result, max_messages: int) -> tuple[Schedule, dict]
     return schedule, stats
 
 
-def refuse_shared_links(platform, origin: str) -> None:
-    """InputError when routes share network links (issue 19): a timetable here holds
-    ports only, while the optimum of such a platform also respects its links, so the
-    timetable could even beat it."""
-    if has_link_rows(platform):
-        raise InputError(origin, "network", "timed short-period schedules do not fit shared "
-                         "network links yet (issue 19): use steady schedule without "
-                         "--max-messages, then --schedule FILE")
-
-
 def optimum_trees(platform, result) -> list[tuple[dict, Fraction]]:
     """The optimum's trees with their rates: ``result.trees``, or for a result without
     trees (the cut method's) 002 Thm 5's weighted branchings of its rates."""
@@ -336,7 +326,7 @@ def link_shares(platform, used) -> dict[Arc, list[tuple[str, Fraction]]]:
             if arc in used:
                 share = link.cost / platform.cost(*arc)
                 if share > 1:
-                    raise InputError(platform.name or "<platform>", f"network link {lid}",
+                    raise InputError("<platform>", f"network link {lid}",
                                      f"one transfer over {arc[0]}->{arc[1]} needs "
                                      f"{share} of its capacity: an arc's cost is at least "
                                      f"the cost of each link on its route")

@@ -301,7 +301,7 @@ class PipePlanner:
         if unknown or not patterns:
             raise ValueError(f"unknown patterns {unknown}; choose from {PATTERNS}")
         if has_link_rows(platform):  # its patterns and Lemma 7's bound hold ports only
-            raise InputError(platform.name or "<platform>", "network",
+            raise InputError("<platform>", "network",
                              "steady pipe models one-port links with start-ups; routes "
                              "that share network links are not modelled yet (issue 19)")
         self.platform = platform

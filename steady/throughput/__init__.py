@@ -10,6 +10,8 @@ Every result is a :class:`ThroughputResult` whose certificate was checked exactl
 from dataclasses import replace
 from fractions import Fraction
 
+from ..errors import InputError
+from ..exact.limits import MAX_EXACT_NODES
 from ..exact.lp import CertificationError
 from ..exact.scaling import solve_scaled
 from ..inputs import as_platform, platform_and_tree
@@ -29,8 +31,10 @@ METHODS = {"trees": solve_trees, "cuts": solve_cuts, "flow": solve_flow}
 def throughput(platform, method: str = "cuts") -> ThroughputResult:
     """Optimal throughput of SSB(G) (002 §5.2): broadcasts per time unit, exact.
     ``platform``: a Platform, a steady-platform dict or a networkx DiGraph
-    (:mod:`steady.inputs`)."""
+    (:mod:`steady.inputs`); at most :data:`~steady.exact.limits.MAX_EXACT_NODES` nodes
+    (InputError beyond, before any work)."""
     platform = as_platform(platform)
+    _within_size(platform)
     try:
         solver = METHODS[method]
     except KeyError:
@@ -41,7 +45,19 @@ def throughput(platform, method: str = "cuts") -> ThroughputResult:
 def dag_throughput(platform, origin: str = "<platform>") -> ThroughputResult:
     """Optimal throughput of SSBPDAG(G) (002 §4.1) for a DAG platform."""
     platform = as_platform(platform)
+    _within_size(platform, origin)
     return _normalised(platform, lambda p: solve_dag(p, origin))
+
+
+def _within_size(platform, origin: str | None = None) -> None:
+    """Fail fast (issue 18 F15): a platform beyond MAX_EXACT_NODES is refused in one
+    line naming the limit, instead of running out of memory minutes later."""
+    n = len(platform.nodes)
+    if n > MAX_EXACT_NODES:
+        named = f"{platform.name} has " if platform.name else ""
+        raise InputError(origin or "<platform>", "nodes",
+                         f"{named}{n} nodes, more than the {MAX_EXACT_NODES} the exact "
+                         f"optimum takes (its rational basis is dense; docs/limits.md)")
 
 
 def tree_throughput(platform, parent: dict, origin: str = "<tree>") -> ThroughputResult:
