@@ -67,6 +67,13 @@ class InputError(ValueError):
 _LONG_WORD = re.compile(r"\S{%d,}" % (ECHO + 1))
 
 
+def one_line(text, limit: int = LINE) -> str:
+    """``text`` as one bounded line, as an error shows it: line breaks become spaces,
+    each over-long word (an echoed value) is shortened to :data:`ECHO` characters, the
+    whole to ``limit`` (used for verify's violation lines, F10)."""
+    return _one_line(text, limit)
+
+
 def _one_line(text, limit: int, words: bool = True) -> str:
     text = str(text)
     if "\n" in text or "\r" in text:

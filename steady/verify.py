@@ -74,6 +74,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 from .certificate import link_price_weights, min_arborescence_cost, shared_link_arcs
+from .errors import one_line
 from .numbers import format_exact
 from .platform import Platform
 from .numbers import parse_exact
@@ -104,7 +105,8 @@ class Violation:
                 "found": _text(self.found), "message": self.message}
 
     def __str__(self) -> str:
-        return f"[{self.kind}] {self.where}: {self.message}"
+        # one bounded line: a value echoed from the file may be thousands of characters
+        return one_line(f"[{self.kind}] {self.where}: {self.message}")
 
 
 @dataclass

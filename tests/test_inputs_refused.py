@@ -372,3 +372,63 @@ def test_ethernet_tree_refuses_clusters_beyond_its_tables(monkeypatch, capsys):
     code, _, err = run(capsys, "ethernet", "tree", "samples/ethernet-random-64.json")
     assert code == 2
     assert_one_line_error(err, "machines")
+
+
+def test_verify_violation_lines_are_bounded(tmp_path, capsys):
+    """F10 for the verifier: values echoed from the file (a 5000-digit count, a
+    5000-character node name, a 3000-digit denominator) are shortened in its lines."""
+    out = tmp_path / "s.json"
+    assert run(capsys, "schedule", "samples/figure1.json", "--max-messages", "4", "-o",
+               out, "--quiet")[0] == 0
+    doc = json.loads(out.read_text())
+    doc["transfers"][0]["messages"] = "7" * 5000
+    doc["transfers"][1]["from"] = "X" * 5000
+    doc["transfers"][2]["start"] = "1/" + "3" * 3000
+    bad = write(tmp_path, "bad.json", json.dumps(doc).replace('"' + "7" * 5000 + '"',
+                                                               "7" * 5000))
+    code, text, _ = run(capsys, "verify", "samples/figure1.json", bad)
+    lines = text.splitlines()
+    assert code == 1 and any("[one-port]" in line for line in lines)
+    assert max(map(len, lines)) <= errors.LINE + 4
+
+
+EXTREME = ["1e-4300", "1e-400", "1e-300", "1e300", "1e400", "1e4300", "1" * 1000 + "/7"]
+
+
+def _figure1_with(cost: str):
+    from steady.platform import Platform
+
+    doc = json.loads(open("samples/figure1.json", encoding="utf-8").read())
+    doc["links"][0]["cost"] = cost
+    doc["links"][0].pop("bandwidth", None)
+    return Platform.from_dict(doc, "figure1")
+
+
+def test_extreme_costs_get_the_exact_certified_optimum():
+    """F02: one cost of Figure 1 from 1e-4300 to a 1000-digit number: the optimum is
+    found (the float search cannot hold such costs; the exact way out takes over),
+    passes the independent certificate check, and falls as that cost grows."""
+    from steady.certificate import check
+    from steady.throughput import throughput
+
+    values = []
+    for cost in sorted(EXTREME, key=lambda c: numbers.parse_exact(c)):
+        platform = _figure1_with(cost)
+        result = throughput(platform)
+        assert check(platform, result).ok, cost
+        values.append(result.throughput)
+    assert all(a >= b for a, b in zip(values, values[1:]))
+    assert values[0] > values[-1]
+
+
+@pytest.mark.parametrize("cost", ["1e-4300", "1e4300", "1" * 1000 + "/7"])
+def test_extreme_costs_are_scheduled_simulated_and_piped(cost, tmp_path, capsys):
+    """F02 downstream: a short timed schedule (its Dinkelbach search cannot hold the
+    loads either and keeps its exact start), the horizon plan and PIPE all answer."""
+    path = tmp_path / "p.json"
+    _figure1_with(cost).write(path)
+    for argv in (["schedule", path, "--max-messages", "10", "-o", tmp_path / "s.json"],
+                 ["simulate", path, "--horizon", "100"],
+                 ["pipe", path, "--size", "1000"]):
+        code, _, err = run(capsys, *argv, "--quiet")
+        assert code == 0, err

@@ -88,16 +88,16 @@ class LinearProgram:
         self._vars = [self._solver.NumVar(0.0, inf, f"x{j}") for j in range(len(self.names))]
         self._cons = []
         for i, row in enumerate(self.rows):
-            rhs = float(row.rhs)
+            rhs = _mirror(row.rhs)
             lo, hi = {LE: (-inf, rhs), GE: (rhs, inf), EQ: (rhs, rhs)}[row.sense]
             con = self._solver.Constraint(lo, hi, f"r{i}")
             for j, a in row.coeffs.items():
-                con.SetCoefficient(self._vars[j], float(a))
+                con.SetCoefficient(self._vars[j], _mirror(a))
             self._cons.append(con)
         self._objective = self._solver.Objective()
         self._objective.SetMaximization()
         for j, c in self.objective.items():
-            self._objective.SetCoefficient(self._vars[j], float(c))
+            self._objective.SetCoefficient(self._vars[j], _mirror(c))
 
     # -- building ----------------------------------------------------------------
     def add_variable(self, name: str, objective=0, column: dict[int, Fraction] | None = None) -> int:
@@ -108,7 +108,7 @@ class LinearProgram:
         self._vars.append(var)
         if objective:
             self.objective[j] = Fraction(objective)
-            self._objective.SetCoefficient(var, float(objective))
+            self._objective.SetCoefficient(var, _mirror(objective))
         for i, a in (column or {}).items():
             self._set(i, j, Fraction(a))
         return j
@@ -118,7 +118,8 @@ class LinearProgram:
         coeffs = {j: Fraction(a) for j, a in coeffs.items() if a}
         self.rows.append(Row({}, sense, Fraction(rhs), name))
         inf = self._solver.infinity()
-        lo, hi = {LE: (-inf, float(rhs)), GE: (float(rhs), inf), EQ: (float(rhs), float(rhs))}[sense]
+        f = _mirror(rhs)
+        lo, hi = {LE: (-inf, f), GE: (f, inf), EQ: (f, f)}[sense]
         self._cons.append(self._solver.Constraint(lo, hi, f"r{i}"))
         for j, a in coeffs.items():
             self._set(i, j, a)
@@ -127,7 +128,7 @@ class LinearProgram:
     def _set(self, i: int, j: int, a: Fraction) -> None:
         self.rows[i].coeffs[j] = a
         self.columns[j][i] = a
-        self._cons[i].SetCoefficient(self._vars[j], float(a))
+        self._cons[i].SetCoefficient(self._vars[j], _mirror(a))
 
     # -- solving -----------------------------------------------------------------
     def _limits(self) -> str:
@@ -233,6 +234,20 @@ class LinearProgram:
         dual = sum((yq[i] * _q(row.rhs) for i, row in enumerate(self.rows)), zero)
         if primal != dual:
             raise CertificationError(f"duality gap {_fraction(dual - primal)}")
+
+
+#: The float mirror's largest magnitude: exact numbers beyond it are clamped there (the
+#: float search then only guides; the exact checks decide, and refuse a wrong basis).
+FLOAT_CLAMP = 1e300
+
+
+def _mirror(a) -> float:
+    """An exact number as GLOP's float model holds it: clamped to +-FLOAT_CLAMP where it
+    would overflow (issue 18 F02: a cost of 1e4300 is a valid exact input)."""
+    try:
+        return float(a)
+    except OverflowError:
+        return FLOAT_CLAMP if a > 0 else -FLOAT_CLAMP
 
 
 def _q(a) -> "flint.fmpq":

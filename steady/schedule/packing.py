@@ -66,7 +66,10 @@ def dinkelbach_weights(platform, trees, optimum: Fraction, most: int, start,
     best = list(start)
     best_ratio = exact_ratio(platform, zip(trees, best), optimum)
     for _ in range(rounds):
-        proposal = _milp_round(platform, trees, optimum, most, best, best_ratio, seconds)
+        try:
+            proposal = _milp_round(platform, trees, optimum, most, best, best_ratio, seconds)
+        except OverflowError:  # loads beyond float range (issue 18 F02): keep the start
+            break
         if proposal is None or not any(proposal):
             break
         ratio = exact_ratio(platform, zip(trees, proposal), optimum)

@@ -70,7 +70,16 @@ def tree_throughput(platform, parent: dict, origin: str = "<tree>") -> Throughpu
 def _normalised(platform, solve) -> ThroughputResult:
     """``solve(platform)``, run on costs brought near 1 when they are all huge or tiny
     (:func:`steady.exact.scaling.solve_scaled`), its exact result scaled back."""
-    return solve_scaled(platform, lambda scaled, a: _scaled_back(platform, solve(scaled), a))
+    try:
+        return solve_scaled(platform, lambda scaled, a: _scaled_back(platform, solve(scaled), a))
+    except OverflowError:
+        # Costs too far apart for the float searches (issue 18 F02: 1e-4300 beside 1):
+        # the reference flow LP, whose float mirror is clamped and whose answer is
+        # reconstructed and checked exactly (exact simplex when the basis is wrong).
+        if solve is solve_flow:
+            raise
+        return solve_scaled(platform,
+                            lambda scaled, a: _scaled_back(platform, solve_flow(scaled), a))
 
 
 def _scaled_back(platform, r: ThroughputResult, a: Fraction) -> ThroughputResult:
