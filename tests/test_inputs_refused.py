@@ -432,3 +432,55 @@ def test_extreme_costs_are_scheduled_simulated_and_piped(cost, tmp_path, capsys)
                  ["pipe", path, "--size", "1000"]):
         code, _, err = run(capsys, *argv, "--quiet")
         assert code == 0, err
+
+
+def _hub_star():
+    """Issue 18's kind of hidden input: a two-way star whose costs spread over 10^±9
+    (3.7·10^(2i-9) out of the hub, 2.3·10^(9-2i) back)."""
+    from steady.platform import Link, Platform
+
+    links = []
+    for i in range(10):
+        links.append(Link("H", f"N{i}", numbers.parse_exact(f"3.7e{2 * i - 9}")))
+        links.append(Link(f"N{i}", "H", numbers.parse_exact(f"2.3e{9 - 2 * i}")))
+    return Platform("N0", links)
+
+
+def _random10_with(far: str, near: str):
+    from steady.platform import Platform
+
+    doc = json.loads(open("samples/random-10.json", encoding="utf-8").read())
+    for link in doc["links"]:
+        if (link["from"], link["to"]) in (("P5", "P6"), ("P8", "P6")):
+            link["cost"] = far if link["from"] == "P5" else near
+            link.pop("bandwidth", None)
+    return Platform.from_dict(doc, "random-10")
+
+
+@pytest.mark.parametrize("make", [_hub_star, lambda: _random10_with("1e16", "1e-12")],
+                         ids=["hub-star-1e9", "random-10-1e16-1e-12"])
+def test_costs_far_apart_get_the_exact_optimum_by_the_exact_way_out(make):
+    """F01/F02 class: float searches break on these (a level underflows to 0, a float
+    basis fails its exact check); every method ends with the same exact optimum,
+    checked independently, through the exact fallback."""
+    from steady.certificate import check
+    from steady.throughput import throughput
+
+    platform = make()
+    results = [throughput(platform, method) for method in ("cuts", "trees", "flow")]
+    assert len({r.throughput for r in results}) == 1
+    assert all(check(platform, r).ok for r in results)
+
+
+def test_a_float_failure_on_narrow_costs_is_not_blamed_on_them(monkeypatch):
+    """The exact way out is for costs spread far apart only: on Figure 1 a failing
+    float search is re-raised, not turned into a refusal of the costs."""
+    import steady.throughput as tp
+    from steady.exact.lp import CertificationError
+
+    def broken(platform):
+        raise CertificationError("GLOP status 4")
+
+    monkeypatch.setitem(tp.METHODS, "cuts", broken)
+    with pytest.raises(CertificationError):
+        tp.throughput(_figure1_with("1"))

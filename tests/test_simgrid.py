@@ -206,3 +206,37 @@ def test_the_worker_never_loads_simgrid_into_steady():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert out.stdout.strip() == "False"
+
+
+FAILING_HOST = """<?xml version='1.0'?>
+<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
+<platform version="4.1">
+  <trace id="A_failure" periodicity="12.0">
+    0.5 0.0
+    2.0 1.0
+  </trace>
+  <zone id="AS0" routing="Full">
+    <host id="A" speed="1f"/>
+    <host id="B" speed="1f"/>
+    <link id="L" bandwidth="1MBps" latency="0"/>
+    <route src="A" dst="B"><link_ctn id="L"/></route>
+  </zone>
+  <trace_connect kind="HOST_AVAIL" trace="A_failure" element="A"/>
+</platform>
+"""
+
+
+@needs_simgrid
+def test_a_replay_stopped_by_a_failing_host_is_one_line(tmp_path, capsys):
+    """A host whose state profile turns it off stops the replay (SimGrid kills the
+    actor): one line naming the cause, exit 2, for a timetable of several periods."""
+    xml = tmp_path / "failing.xml"
+    xml.write_text(FAILING_HOST)
+    platform, schedule = str(tmp_path / "p.json"), str(tmp_path / "s.json")
+    assert run(capsys, "import", "simgrid", xml, "--size", "1MB", "-o", platform,
+               "--quiet")[0] == 0
+    assert run(capsys, "schedule", platform, "--max-messages", "3", "-o", schedule,
+               "--quiet")[0] == 0
+    code, _, err = run(capsys, "replay", xml, schedule, "--size", "1MB", "--periods", "3")
+    assert code == 2
+    assert_one_line_error(err, "profiles")

@@ -63,15 +63,19 @@ exit codes:
 def main(argv=None) -> int:
     """Run one ``steady`` command; returns its exit code."""
     parser = build_parser()
-    with _stop_signals(), _digit_limit():
-        try:
-            args = parser.parse_args(argv)
-        except SystemExit as exc:  # --help, --version, or a usage error (printed)
-            return exc.code if isinstance(exc.code, int) else int(exc.code is not None)
-        if args.command is None:  # plain `steady`: the help, not an error
-            parser.print_help()
-            return 0
-        return _run(args)
+    try:
+        with _stop_signals(), _digit_limit():
+            try:
+                args = parser.parse_args(argv)
+            except SystemExit as exc:  # --help, --version, or a usage error (printed)
+                return exc.code if isinstance(exc.code, int) else int(exc.code is not None)
+            if args.command is None:  # plain `steady`: the help, not an error
+                parser.print_help()
+                return 0
+            return _run(args)
+    except KeyboardInterrupt:  # a signal while the handlers are put back: still 130
+        print("steady: interrupted", file=sys.stderr)
+        return 130
 
 
 def _run(args) -> int:

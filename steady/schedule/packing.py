@@ -26,6 +26,11 @@ Arc = tuple[str, str]
 #: Seconds a Dinkelbach round may take at most (a guard; :data:`ROUND_NODES` is the
 #: bound that normally stops it).
 ROUND_SECONDS = 5.0
+#: Loads further apart than this (largest / smallest), or larger than MAX_COEFFICIENT,
+#: are beyond what SCIP takes as finite coefficients (issue 18 F01: costs 1e20): the
+#: search is skipped and the exact start kept.
+MAX_SPREAD = 1e12
+MAX_COEFFICIENT = 1e15
 #: Branch-and-bound nodes SCIP may explore per round: the deterministic bound on the
 #: search's work.
 ROUND_NODES = 300
@@ -95,6 +100,9 @@ def _milp_round(platform, trees, optimum, most, hint, rho, seconds, nodes=None):
     for l, parent in enumerate(trees):
         for port, c in tree_port_loads(platform, parent).items():
             rows.setdefault(port, []).append((w[l], float(c)))
+    sizes = [c for terms in rows.values() for _, c in terms if c > 0]
+    if not sizes or max(sizes) > MAX_SPREAD * min(sizes) or max(sizes) > MAX_COEFFICIENT:
+        return None  # SCIP would mistake such loads for infinite: keep the exact start
     for terms in rows.values():
         solver.Add(solver.Sum([c * x for x, c in terms]) <= period)
     total = solver.Sum(w)

@@ -118,6 +118,12 @@ def replay(xml_path, schedule, size: Fraction, periods: int = 1,
     _check_costs(platform, answer["bandwidth"], size, facts, origin)
     model = MODEL_TEXT.format(lat=1 if latency else 0)
     name = platform.name or os.path.basename(origin)
+    if ("transfers" if schedule.version == 2 else "steps") not in answer:
+        # the replaying actor was stopped: a host turned off or a link failed (SimGrid's
+        # availability and state profiles), which the steady-state model does not have
+        raise InputError(origin, "SimGrid", "the replay stopped before the schedule "
+                         "ended: the platform's availability or state profiles (hosts "
+                         "or links going off) interrupt it; replay a platform without them")
     if schedule.version == 2:
         return _timed_report(schedule, answer["transfers"], periods, scale, name, model)
     return _steps_report(schedule, answer["steps"], periods, scale, name, model)

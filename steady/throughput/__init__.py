@@ -39,7 +39,7 @@ def throughput(platform, method: str = "cuts") -> ThroughputResult:
         solver = METHODS[method]
     except KeyError:
         raise ValueError(f"unknown method {method!r}; choose from {sorted(METHODS)}") from None
-    return _normalised(platform, solver)
+    return _with_exact_way_out(platform, solver)
 
 
 def dag_throughput(platform, origin: str = "<platform>") -> ThroughputResult:
@@ -70,16 +70,41 @@ def tree_throughput(platform, parent: dict, origin: str = "<tree>") -> Throughpu
 def _normalised(platform, solve) -> ThroughputResult:
     """``solve(platform)``, run on costs brought near 1 when they are all huge or tiny
     (:func:`steady.exact.scaling.solve_scaled`), its exact result scaled back."""
+    return solve_scaled(platform, lambda scaled, a: _scaled_back(platform, solve(scaled), a))
+
+
+#: Cost spreads (largest / smallest) from which a failed float search is blamed on the
+#: costs: the exact fallback is tried, then the platform refused in one line.
+WIDE_COSTS = Fraction(10) ** 12
+#: What a failing float search raises on costs it cannot hold (float overflow or
+#: underflow to 0, or a basis whose exact check fails).
+FLOAT_TROUBLE = (OverflowError, ZeroDivisionError, CertificationError)
+
+
+def _with_exact_way_out(platform, solver) -> ThroughputResult:
+    """SSB(G) by ``solver``; when its float search cannot hold costs spread far apart
+    (issue 18 F01, F02: 1e-4300 beside 1, or 1e16 beside 1e-12), the reference flow LP,
+    whose float mirror is clamped and whose answer is reconstructed and checked exactly
+    (an exact simplex when the float basis is wrong and the LP is small); when that
+    fails too, one line naming the spread.  Narrow costs re-raise: a failure there is
+    not the costs' doing."""
     try:
-        return solve_scaled(platform, lambda scaled, a: _scaled_back(platform, solve(scaled), a))
-    except OverflowError:
-        # Costs too far apart for the float searches (issue 18 F02: 1e-4300 beside 1):
-        # the reference flow LP, whose float mirror is clamped and whose answer is
-        # reconstructed and checked exactly (exact simplex when the basis is wrong).
-        if solve is solve_flow:
+        return _normalised(platform, solver)
+    except FLOAT_TROUBLE:
+        costs = [l.cost for l in platform.links]
+        spread = max(costs) / min(costs)
+        if spread < WIDE_COSTS:
             raise
-        return solve_scaled(platform,
-                            lambda scaled, a: _scaled_back(platform, solve_flow(scaled), a))
+    if solver is not solve_flow:
+        try:
+            return _normalised(platform, solve_flow)
+        except FLOAT_TROUBLE:
+            pass
+    digits = len(str(spread.numerator // spread.denominator)) - 1
+    raise InputError("<platform>", "costs",
+                     f"the largest cost is about 10^{digits} times the smallest: more "
+                     f"than the float searches resolve, and the exact fallback did not "
+                     f"finish (docs/limits.md)")
 
 
 def _scaled_back(platform, r: ThroughputResult, a: Fraction) -> ThroughputResult:
