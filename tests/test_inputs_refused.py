@@ -18,6 +18,7 @@ from steady import errors, fileio, numbers
 from steady.errors import InputError, echo, shorten
 from steady.fileio import load_json, loads_json
 from steady.numbers import MAX_DIGITS, parse_exact, parse_integer
+from steady.strategies import platforms
 from steady.platform import default_platform
 from steady.schedule_file import Schedule
 
@@ -484,3 +485,38 @@ def test_a_float_failure_on_narrow_costs_is_not_blamed_on_them(monkeypatch):
     monkeypatch.setitem(tp.METHODS, "cuts", broken)
     with pytest.raises(CertificationError):
         tp.throughput(_figure1_with("1"))
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(platforms(max_nodes=5), st.integers(-4300, 4300))
+def test_any_platform_scaled_by_ten_to_the_e_has_the_optimum_scaled_back(platform, e):
+    """F02 as a class: costs times 10^e, |e| <= 4300, give TP*/10^e exactly, certified
+    (the LP is homogeneous; floats only ever see costs brought near 1)."""
+    from steady.certificate import check
+    from steady.throughput import throughput
+
+    factor = F(10) ** e
+    scaled = platform.scale_costs(factor)
+    result = throughput(scaled)
+    assert result.throughput == throughput(platform).throughput / factor
+    assert check(scaled, result).ok
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(platforms(min_nodes=3, max_nodes=5), st.data())
+def test_costs_drawn_far_apart_give_one_certified_optimum(platform, data):
+    """F01/F02 as a class: each cost times its own 10^e, |e| <= 400 (spreads no float
+    search holds): cuts and trees agree with the reference flow method, and each answer
+    passes the independent certificate check."""
+    from steady.certificate import check
+    from steady.platform import Link, Platform
+    from steady.throughput import throughput
+
+    exps = data.draw(st.lists(st.integers(-400, 400), min_size=len(platform.links),
+                              max_size=len(platform.links)))
+    far = Platform(platform.source,
+                   [Link(l.tail, l.head, l.cost * F(10) ** e)
+                    for l, e in zip(platform.links, exps)], platform.nodes)
+    results = [throughput(far, m) for m in ("cuts", "trees", "flow")]
+    assert len({r.throughput for r in results}) == 1
+    assert all(check(far, r).ok for r in results)
