@@ -304,3 +304,21 @@ def test_the_timetable_postcondition_rejects_a_link_overload():
                    tuple(clash), 2)
     with pytest.raises(AssertionError, match="shared link bb"):
         check_timetable(p, bad)
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(networked(max_nodes=5), st.integers(1, 30))
+def test_network_timetables_beat_the_rounded_optimum_scheduled_alone(pair, m):
+    """On shared links the timetable kept is at least as fast as the optimum's own
+    rounded weights list-scheduled for the same number of messages (the load bound
+    alone can prefer worse weights: samples/simgrid/small_platform at M = 1000)."""
+    from steady.schedule.timed import (integer_trees, list_schedule, optimum_trees,
+                                       timed_schedule)
+
+    _, p = pair
+    result = throughput(p, "trees")
+    schedule, stats = timed_schedule(p, result, m)
+    weights = integer_trees(p, optimum_trees(p, result), result.throughput,
+                            stats["messages_target"])
+    _, period = list_schedule(p, weights)
+    assert schedule.throughput >= sum(w for _, w in weights) / period

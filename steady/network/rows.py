@@ -102,3 +102,17 @@ def tree_link_usage(platform, parent: dict) -> dict[str, Fraction]:
         for link in network.shared_route(par, child):
             usage[link.id] = usage.get(link.id, Fraction(0)) + link.cost
     return usage
+
+
+def conflicting_arcs(platform) -> dict[str, set]:
+    """{shared link id: the arcs crossing it that hold more than half of it}: a
+    transfer runs at its arc's speed and holds c_l / c_arc of the link, so two of these
+    never overlap in a timetable -- their total time per period is a lower bound on the
+    period, like a port's (ours; proofs/network-links.md)."""
+    out: dict[str, set] = {}
+    for link in shared_links(platform):
+        arcs = {arc for arc in platform.network.crossing(link.id)
+                if platform.has_link(*arc) and 2 * link.cost > platform.cost(*arc)}
+        if len(arcs) > 1:
+            out[link.id] = arcs
+    return out

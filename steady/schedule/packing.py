@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from ..network.rows import tree_link_usage
+from ..network.rows import conflicting_arcs, tree_link_usage
 
 Arc = tuple[str, str]
 
@@ -40,8 +40,9 @@ ROUNDS = 2
 
 
 def tree_port_loads(platform, parent) -> dict[tuple[str, str], Fraction]:
-    """Busy time one message of the tree ``parent`` costs each port it uses, and each
-    shared network link its routes cross (key ("link", id); issue 19)."""
+    """Busy time one message of the tree ``parent`` costs each port it uses, each
+    shared network link its routes cross (key ("link", id); issue 19) and each link's
+    set of transfers that cannot overlap (key ("conflict", id))."""
     loads: dict[tuple[str, str], Fraction] = {}
     for child, par in parent.items():
         c = platform.cost(par, child)
@@ -49,6 +50,11 @@ def tree_port_loads(platform, parent) -> dict[tuple[str, str], Fraction]:
         loads[("in", child)] = loads.get(("in", child), Fraction(0)) + c
     for lid, c in tree_link_usage(platform, parent).items():
         loads[("link", lid)] = c
+    for lid, arcs in conflicting_arcs(platform).items():
+        busy = sum((platform.cost(par, child) for child, par in parent.items()
+                    if (par, child) in arcs), Fraction(0))
+        if busy:
+            loads[("conflict", lid)] = busy
     return loads
 
 
