@@ -240,3 +240,18 @@ def test_a_replay_stopped_by_a_failing_host_is_one_line(tmp_path, capsys):
     code, _, err = run(capsys, "replay", xml, schedule, "--size", "1MB", "--periods", "3")
     assert code == 2
     assert_one_line_error(err, "profiles")
+
+
+@needs_simgrid
+def test_a_timetable_on_shared_links_runs_in_simgrid_transfer_by_transfer():
+    """small_platform (23 shared links): the timetable of --max-messages 20 keeps every
+    link within capacity at every instant, so SimGrid runs each transfer of each period
+    at full speed: every one ends when the file says (to rounding), not only the last."""
+    from steady.schedule.timed import timed_schedule
+    from steady.simgrid.replay import replay
+
+    p = Platform.from_file(SAMPLES / "small_platform.json")
+    schedule, _ = timed_schedule(p, throughput(p, "trees"), 20)
+    report = replay(SAMPLES / "small_platform.xml", schedule, MB, periods=2)
+    assert abs(report.ratio - 1) < 1e-9
+    assert report.worst["late"] < 1e-9 * float(schedule.period)

@@ -108,23 +108,26 @@ def replay(simgrid, request):
     else:
         period = request["period"]
         timed = request["timed"]
+        ends = [None] * (periods * len(timed))
 
-        def run():
-            ends = [None] * (periods * len(timed))
-            comms = []
-            order = sorted(((p * period + start, p, k) for p in range(periods)
-                            for k, (_, _, _, start) in enumerate(timed)))
-            for at, p, k in order:
+        def transfer(index, at, u, v, size):
+            # one actor per transfer, so that its end is read when it happens (one
+            # actor waiting on all of them would only see the ends after its last start)
+            def run():
                 if at > engine.clock:
                     simgrid.this_actor.sleep_until(at)
-                u, v, size, _ = timed[k]
-                comms.append((p * len(timed) + k, send(u, v, size)))
-            pending = list(comms)
-            while pending:
-                index = simgrid.Comm.wait_any([c for _, c in pending])
-                done = pending.pop(index)
-                ends[done[0]] = engine.clock
-            out["transfers"] = ends
+                send(u, v, size).wait()
+                ends[index] = engine.clock
+                if all(e is not None for e in ends):
+                    out["transfers"] = ends
+            return run
+
+        def run():
+            for p in range(periods):
+                for k, (u, v, size, start) in enumerate(timed):
+                    simgrid.Actor.create(f"t{p}.{k}", by_name[u],
+                                         transfer(p * len(timed) + k, p * period + start,
+                                                  u, v, size))
 
     first = next(iter(by_name.values()))
     simgrid.Actor.create("steady-replay", first, run)
