@@ -645,6 +645,30 @@ def _price_sum(cert) -> Fraction:
             + sum(getattr(cert, "link_prices", {}).values(), Fraction(0)))
 
 
+def _bad_price(where: str, key, price, known: bool, letter: str,
+               report: VerifyReport) -> bool:
+    """One certificate price: exact, >= 0 (weak duality), of a known node or shared
+    link; True (after reporting) when it is not."""
+    bad = False
+    if not _is_exact(price):
+        report.add("format", where, "an exact number", type(price).__name__,
+                   "a price is an int or a Fraction")
+        bad = True
+    elif price < 0:
+        report.add("optimality", where, ">= 0", price, f"negative price "
+                   f"{format_exact(price)}: weak duality needs {letter} >= 0")
+        bad = True
+    if not known:
+        if letter == "z":
+            report.add("optimality", where, "a shared link some route crosses", key,
+                       f"price for {key!r}, not a shared link of the platform's network")
+        else:
+            report.add("optimality", where, "a node of the platform", key,
+                       f"price for unknown node {key!r}")
+        bad = True
+    return bad
+
+
 def _price_check(platform: Platform, cert, report: VerifyReport) -> Fraction | None:
     """The prices are exact, >= 0 and on nodes of the platform; returns the exact cost
     of the cheapest spanning arborescence under them (None when they are unusable), and
@@ -654,38 +678,16 @@ def _price_check(platform: Platform, cert, report: VerifyReport) -> Fraction | N
                    "not a PriceCertificate")
         return None
     nodes = set(platform.nodes)
-    bad = False
+    links = shared_link_arcs(platform)
     link_prices = getattr(cert, "link_prices", {})
-    known_links = shared_link_arcs(platform)
-    for lid, z in link_prices.items():
-        where = f"certificate.link_prices[{lid!r}]"
-        if not _is_exact(z):
-            report.add("format", where, "an exact number", type(z).__name__,
-                       "a price is an int or a Fraction")
-            bad = True
-        elif z < 0:
-            report.add("optimality", where, ">= 0", z,
-                       f"negative price {format_exact(z)}: weak duality needs z >= 0")
-            bad = True
-        if lid not in known_links:
-            report.add("optimality", where, "a shared link some route crosses", lid,
-                       f"price for {lid!r}, not a shared link of the platform's network")
-            bad = True
-    for side, prices in (("out_prices", cert.out_prices), ("in_prices", cert.in_prices)):
-        for v, y in prices.items():
-            where = f"certificate.{side}[{v!r}]"
-            if not _is_exact(y):
-                report.add("format", where, "an exact number", type(y).__name__,
-                           "a price is an int or a Fraction")
-                bad = True
-            elif y < 0:
-                report.add("optimality", where, ">= 0", y,
-                           f"negative price {format_exact(y)}: weak duality needs y >= 0")
-                bad = True
-            if v not in nodes:
-                report.add("optimality", where, "a node of the platform", v,
-                           f"price for unknown node {v!r}")
-                bad = True
+    bad = False
+    for side, prices, known, letter in (
+            ("link_prices", link_prices, links, "z"),
+            ("out_prices", cert.out_prices, nodes, "y"),
+            ("in_prices", cert.in_prices, nodes, "y")):
+        for key, price in prices.items():
+            bad |= _bad_price(f"certificate.{side}[{key!r}]", key, price, key in known,
+                              letter, report)
     if bad:
         return None
     extra = link_price_weights(platform, link_prices)  # shared links (issue 19)

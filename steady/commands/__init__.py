@@ -23,7 +23,7 @@ from contextlib import contextmanager
 
 from .. import __version__
 from ..errors import InputError
-from ..numbers import MAX_TEXT_DIGITS
+from ..numbers import MAX_TEXT_DIGITS, many_digits
 from .options import SteadyParser
 from . import core, ethernet, grid, heuristics, mpi, simgrid, timed
 
@@ -64,7 +64,8 @@ def main(argv=None) -> int:
     """Run one ``steady`` command; returns its exit code."""
     parser = build_parser()
     try:
-        with _stop_signals(), _digit_limit():
+        # results may be longer than any input: MAX_TEXT_DIGITS for the whole command
+        with _stop_signals(), many_digits():
             try:
                 args = parser.parse_args(argv)
             except SystemExit as exc:  # --help, --version, or a usage error (printed)
@@ -130,16 +131,3 @@ def _stop_signals():
     finally:
         for number, handler in previous.items():
             signal.signal(number, handler)
-
-
-@contextmanager
-def _digit_limit():
-    """Python's int <-> str limit (4300 digits by default) set to MAX_TEXT_DIGITS for
-    the whole command: inputs are bounded by MAX_DIGITS when they are read, and exact
-    results may be longer than any input (docs/limits.md)."""
-    old = sys.get_int_max_str_digits()
-    sys.set_int_max_str_digits(0 if old == 0 else max(old, MAX_TEXT_DIGITS))
-    try:
-        yield
-    finally:
-        sys.set_int_max_str_digits(old)

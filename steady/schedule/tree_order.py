@@ -170,11 +170,7 @@ def warmup_periods(source: str, trees, pieces: dict, cost: dict) -> int:
                         for s, n in pieces[(l, (parent[u], u))] for k in range(n)]
                 starts = [s + k * cost[(u, v)]
                           for s, n in pieces[(l, (u, v))] for k in range(n)]
-                i = -1
-                for j, s in enumerate(starts):
-                    while i + 1 < len(ends) and ends[i + 1] <= s:
-                        i += 1
-                    add = max(add, j - i)
+                add = hop_lag(ends, starts)
             lag[v] = lag[u] + add
             worst = max(worst, -(-lag[v] // w))
     return worst
@@ -185,3 +181,18 @@ def _children(parent: dict) -> dict[str, list]:
     for child, par in parent.items():
         children.setdefault(par, []).append(child)
     return children
+
+
+def hop_lag(arrivals, starts) -> int:
+    """The lag one hop adds under first-in-first-out forwarding: the smallest c >= 0
+    such that slot j of the out-edge (starting at starts[j] in the period) can carry
+    what slot j - c of the in-edge brought (arrived at arrivals[j - c], in the previous
+    periods when j - c < 0), for every j.  Both lists are sorted, of equal length λ,
+    inside [0, period]; the in-edge's slot i of the previous period arrives at
+    arrivals[i] - period <= 0 <= starts[j], so c <= λ (the period rule)."""
+    c, i = 0, -1
+    for j, s in enumerate(starts):
+        while i + 1 < len(arrivals) and arrivals[i + 1] <= s:
+            i += 1
+        c = max(c, j - i)
+    return c

@@ -57,6 +57,7 @@ from fractions import Fraction
 
 from ..numbers import lcm_of_denominators
 from ..schedule.timed import integer_shares, link_shares
+from ..schedule.tree_order import hop_lag
 from ..schedule_file import TIMED
 
 #: The forwarding rules (see the module docstring).
@@ -236,21 +237,6 @@ class PeriodicPattern:
                     n = min(hi, (b + 1) * w) - lo
                     yield p, run, b, k, n, lo - low
                     lo += n
-
-
-def hop_lag(arrivals, starts) -> int:
-    """The lag one hop adds under first-in-first-out forwarding: the smallest c >= 0
-    such that slot j of the out-edge (starting at starts[j] in the period) can carry
-    what slot j - c of the in-edge brought (arrived at arrivals[j - c], in the previous
-    periods when j - c < 0), for every j.  Both lists are sorted, of equal length λ,
-    inside [0, period]; the in-edge's slot i of the previous period arrives at
-    arrivals[i] - period <= 0 <= starts[j], so c <= λ (the period rule)."""
-    c, i = 0, -1
-    for j, s in enumerate(starts):
-        while i + 1 < len(arrivals) and arrivals[i + 1] <= s:
-            i += 1
-        c = max(c, j - i)
-    return c
 
 
 def _depths(parent: dict, source: str) -> dict:
