@@ -9,8 +9,9 @@ from hypothesis import given, settings, strategies as st
 
 from steady.numbers import lcm_of_denominators
 from steady.platform import Link, Platform
-from steady.schedule.timed import (_usage, optimum_trees, port_loads, timed_schedule)
-from steady.schedule.tree_order import tree_list_schedule, warmup_periods
+from steady.schedule.timed import (_slots, _usage, optimum_trees, port_loads,
+                                   timed_schedule)
+from steady.schedule.tree_order import follow_arrivals, tree_list_schedule, warmup_periods
 from steady.simulate.unroll import PeriodicPattern, finite_schedule
 from steady.strategies import platforms
 from steady.throughput import throughput
@@ -122,3 +123,42 @@ def test_simulate_on_shared_links_checks_them_message_by_message(capsys):
                            end=a.start + finite.blocks[i].end - finite.blocks[i].start)
     sim = check_blocks(pattern, moved, finite.messages)
     assert any("shared link" in v for v in sim.violations)
+
+
+@settings(max_examples=25, deadline=None)
+@given(platforms(max_nodes=6), st.lists(st.integers(1, 6), min_size=1, max_size=4))
+def test_follow_arrivals_only_relabels_the_slots(platform, weights):
+    """follow_arrivals keeps every link's slots (same starts, same number) and gives
+    every tree edge its tree's weight, so the timetable stays one-port with the same
+    period; the W it reports is that of the pieces it returns."""
+    result = throughput(platform, "trees")
+    trees = [(p, w) for (p, _), w in zip(optimum_trees(platform, result), weights)]
+    cost, lower = _ticks(platform, trees)
+    pieces = tree_list_schedule(platform.source, trees, cost, lower, 0)
+    slots = _slots(pieces, cost)
+    w, relabelled = follow_arrivals(platform.source, trees, slots, cost)
+    assert _slots(relabelled, cost) == slots
+    counts = {key: sum(n for _, n in runs) for key, runs in relabelled.items()}
+    assert counts == {(l, (par, child)): wt for l, (parent, wt) in enumerate(trees)
+                      for child, par in parent.items()}
+    assert w == warmup_periods(platform.source, trees, relabelled, cost)
+
+
+def test_follow_arrivals_gives_the_slot_after_an_arrival_to_the_tree_that_arrived():
+    """Unit costs.  S -> A carries trees 0 and 1 (slots at 0 and 1: tree 0 first, on
+    the tie of heights); A -> D carries both too, at 1 and 2.  Tree 0's message reaches
+    A at 1 and tree 1's at 2, so the slot of A -> D at 1 goes to tree 0 and the one at
+    2 to tree 1: no hop lags (W = 0).  Swapped, tree 1 would leave A at 1 before its
+    message arrives and lag a whole period there (W = 1)."""
+    trees = [({"A": "S", "B": "A", "D": "A", "C": "B"}, 1),
+             ({"A": "S", "C": "A", "D": "A", "B": "C"}, 1)]
+    cost = {arc: 1 for arc in [("S", "A"), ("A", "B"), ("A", "D"), ("B", "C"),
+                               ("A", "C"), ("C", "B")]}
+    slots = {("S", "A"): [0, 1], ("A", "D"): [1, 2], ("A", "B"): [2], ("A", "C"): [3],
+             ("B", "C"): [3], ("C", "B"): [4]}
+    w, pieces = follow_arrivals("S", trees, slots, cost)
+    assert w == 0
+    assert pieces[(0, ("A", "D"))] == [[1, 1]] and pieces[(1, ("A", "D"))] == [[2, 1]]
+    swapped = dict(pieces)
+    swapped[(0, ("A", "D"))], swapped[(1, ("A", "D"))] = [[2, 1]], [[1, 1]]
+    assert warmup_periods("S", trees, swapped, cost) == 1

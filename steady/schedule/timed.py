@@ -48,7 +48,8 @@ from ..schedule_file import (TIMED, PriceCertificate, Schedule, TimedTransfer, T
 from .branchings import root_connectivity, weighted_branchings
 from .packing import dinkelbach_weights, exact_ratio
 from .periodic import integer_trees as branching_trees, periodic_schedule
-from .tree_order import LIST_SLOTS, busier_port, tree_list_schedule, warmup_periods
+from .tree_order import (LIST_SLOTS, busier_port, follow_arrivals, tree_list_schedule,
+                         warmup_periods)
 
 Arc = tuple[str, str]
 
@@ -312,29 +313,45 @@ TREE_SLACKS = (Fraction(1, 10), Fraction(3, 10))
 
 def _following_trees(source, trees, transfers, cost, unit: int, makespan: int,
                      lower: int, budget: int) -> list[TimedTransfer]:
-    """``transfers``, or a tree-following timetable (:mod:`.tree_order`) with the same
-    period, a shorter pipelined warm-up and at most ``budget`` transfers, or twice as many
-    as ``transfers`` (it cuts links' runs where the tree changes)."""
-    if sum(w * len(parent) for parent, w in trees) > LIST_SLOTS:
-        return transfers
+    """``transfers``, or a timetable with the same period and a shorter pipelined
+    warm-up (:mod:`.tree_order`): the tree-following list schedule, and for it and for
+    ``transfers`` the slots of each link given to the trees whose messages have
+    arrived; with at most ``budget`` transfers, or twice as many as ``transfers`` (both
+    cut links' runs where the tree changes)."""
     pieces: dict = {}
     for t in transfers:
         pieces.setdefault((t.tree, t.arc), []).append([int(t.start * unit), t.messages])
     for runs in pieces.values():
         runs.sort()
-    best, warmup = transfers, warmup_periods(source, trees, pieces, cost)
-    for slack in TREE_SLACKS:
-        pieces = tree_list_schedule(source, trees, cost, lower, int(slack * lower))
-        end = max(s + n * cost[arc] for (_, arc), runs in pieces.items() for s, n in runs)
-        count = sum(map(len, pieces.values()))
-        if end > makespan or count > max(budget, 2 * len(transfers)):
+    options = [pieces]
+    if sum(w * len(parent) for parent, w in trees) <= LIST_SLOTS:
+        options += [tree_list_schedule(source, trees, cost, lower, int(slack * lower))
+                    for slack in TREE_SLACKS]
+    most = max(budget, 2 * len(transfers))
+    best, warmup = pieces, warmup_periods(source, trees, pieces, cost)
+    for option in options:
+        end = max(s + n * cost[arc] for (_, arc), runs in option.items() for s, n in runs)
+        if end > makespan:
             continue
-        w = warmup_periods(source, trees, pieces, cost)
-        if w < warmup:
-            warmup = w
-            best = [TimedTransfer(arc[0], arc[1], l, n, Fraction(s, unit))
-                    for (l, arc), runs in pieces.items() for s, n in runs]
-    return best
+        relabelled = follow_arrivals(source, trees, _slots(option, cost), cost)
+        for w, found in ([(warmup_periods(source, trees, option, cost), option)]
+                         + ([relabelled] if relabelled else [])):
+            if w < warmup and sum(map(len, found.values())) <= most:
+                best, warmup = found, w
+    if best is pieces:
+        return transfers
+    return [TimedTransfer(arc[0], arc[1], l, n, Fraction(s, unit))
+            for (l, arc), runs in best.items() for s, n in runs]
+
+
+def _slots(pieces, cost) -> dict[Arc, list[int]]:
+    """Per link, the start ticks of its message slots, in order."""
+    slots: dict[Arc, list[int]] = {}
+    for (_, arc), runs in pieces.items():
+        slots.setdefault(arc, []).extend(s + k * cost[arc] for s, n in runs for k in range(n))
+    for starts in slots.values():
+        starts.sort()
+    return slots
 
 
 def link_shares(platform, used) -> dict[Arc, list[tuple[str, Fraction]]]:

@@ -153,6 +153,87 @@ def tree_list_schedule(source: str, trees, cost: dict, lower: int, slack: int = 
     return pieces
 
 
+# -- which tree each slot carries ---------------------------------------------------------
+
+#: :func:`follow_arrivals` looks at every message slot of a period a few times: it runs
+#: when the period has at most this many.
+RELABEL_SLOTS = 200_000
+#: Passes of :func:`follow_arrivals` over the links (each uses the arrivals of the last).
+RELABEL_SWEEPS = 3
+
+
+def follow_arrivals(source: str, trees, slots: dict, cost: dict):
+    """Which tree each message slot of a link carries, chosen so that the trees lag less
+    (ours): (W, pieces) with pieces {(tree, arc): [[start, count], ...]} in ticks, or
+    None beyond :data:`RELABEL_SLOTS` slots.
+
+    ``slots`` gives, per link, the start ticks of its message slots in a period (a
+    timetable of the links' counts); any assignment that gives every tree edge its
+    tree's weight is a valid periodic schedule with the same period (002 §5.4.2: the
+    order inside a period is free), so only the warm-up changes.  Links are taken
+    breadth first from the source; a slot goes to a tree whose message has already
+    arrived at the sender in the period (the deepest subtree first, the tree of the
+    previous slot on ties: fewer transfers), else to the tree with the shallowest subtree
+    below, which then lags one message more at this hop.  Arrivals come from the
+    previous links' choices (a link not yet chosen counts as arrived), and the passes
+    are repeated with the arrivals of the last pass; the pass with the smallest W
+    (:func:`warmup_periods`) is returned."""
+    if sum(map(len, slots.values())) > RELABEL_SLOTS:
+        return None
+    on_arc: dict[Arc, list[int]] = {}
+    for l, (parent, _) in enumerate(trees):
+        for child, par in parent.items():
+            on_arc.setdefault((par, child), []).append(l)
+    height = [_heights(parent) for parent, _ in trees]
+    order = _breadth_first(source, on_arc)
+    arrivals: dict[tuple[int, str], list[int]] = {}
+    best = None
+    for _ in range(RELABEL_SWEEPS):
+        pieces: dict = {}
+        for arc in order:
+            u, v = arc
+            got = {l: 0 for l in on_arc[arc]}
+            previous = None
+            for start in slots[arc]:
+                open_ = [l for l in on_arc[arc] if got[l] < trees[l][1]]
+                ready = [l for l in open_ if u == source or (l, u) not in arrivals
+                         or arrivals[(l, u)][got[l]] <= start]
+                if ready:
+                    l = max(ready, key=lambda t: (height[t][v], t == previous, -t))
+                else:
+                    l = min(open_, key=lambda t: (height[t][v], t))
+                got[l] += 1
+                previous = l
+                runs = pieces.setdefault((l, arc), [])
+                if runs and runs[-1][0] + runs[-1][1] * cost[arc] == start:
+                    runs[-1][1] += 1
+                else:
+                    runs.append([start, 1])
+            for l in on_arc[arc]:
+                arrivals[(l, v)] = [s + (k + 1) * cost[arc]
+                                    for s, n in pieces[(l, arc)] for k in range(n)]
+        w = warmup_periods(source, trees, pieces, cost)
+        if best is None or w < best[0]:
+            best = (w, pieces)
+    return best
+
+
+def _breadth_first(source: str, on_arc: dict) -> list[Arc]:
+    """The links of ``on_arc``, breadth first from the source (then the unreached ones)."""
+    out: dict[str, list[Arc]] = {}
+    for arc in sorted(on_arc):
+        out.setdefault(arc[0], []).append(arc)
+    order, seen, queue = [], {source}, [source]
+    for u in queue:
+        for arc in out.get(u, ()):
+            order.append(arc)
+            if arc[1] not in seen:
+                seen.add(arc[1])
+                queue.append(arc[1])
+    done = set(order)
+    return order + [arc for arc in sorted(on_arc) if arc not in done]
+
+
 def warmup_periods(source: str, trees, pieces: dict, cost: dict) -> int:
     """The warm-up W of pipelined forwarding (:mod:`steady.simulate.unroll`, whose
     ``PeriodicPattern`` computes the same from a file): per tree, the first-in-first-out
