@@ -2,6 +2,7 @@
 picks for a platform (exact values; exit codes and one-line errors as DESIGN.md says)."""
 
 import json
+from fractions import Fraction
 from pathlib import Path
 
 import pytest
@@ -122,3 +123,44 @@ def test_platform_options_refused_with_a_schedule(capsys, chain_file, tmp_path):
                          "-o", tmp_path / "x.json")
     assert code == 2
     assert_one_line_error(err, "--output")
+
+
+def test_listed_run_of_a_file_pipelines_past_its_period(capsys, chain_file):
+    """--forwarding listed keeps the file's tree and drops its period: broadcast x
+    crosses the three unit links at x, x + 1 and x + 2 and is everywhere at x + 3, so by
+    K = 30 the floor(K·TP*) = 30 placed broadcasts 0..27 are delivered (the periods of
+    the file, throughput 1/3, deliver 10)."""
+    code, out, err = run(capsys, "simulate", "--schedule", chain_file, "--horizon", "30",
+                         "--forwarding", "listed", "--json")
+    assert code == 0, err
+    doc = json.loads(out)
+    assert (doc["forwarding"], doc["delivered"], doc["ratio"]) == ("listed", 28, "14/15")
+    assert doc["listed"] == {"broadcasts": 30, "first": "3", "last": "30", "period": "3",
+                             "messages_per_period": 1}
+    assert (doc["simulated"], doc["transfers"], doc["violations"]) == (True, 90, [])
+    assert doc["init"] is None and doc["warmup_periods"] is None
+
+
+def test_listed_run_refuses_beyond_max_events(capsys, chain_file):
+    code, out, err = run(capsys, "simulate", "--schedule", chain_file, "--horizon", "30",
+                         "--forwarding", "listed", "--max-events", "89")
+    assert code == 2 and out == ""
+    assert_one_line_error(err, "--forwarding listed")
+
+
+def test_platform_picks_the_best_of_periods_and_list_run(capsys, tmp_path):
+    """samples/random-30.json at K = 20000: the list run on the trees of the best ratio
+    tried delivers more than every unrolled candidate (the choice lists them), and
+    never more than Lemma 7's K·TP*; the written schedule is the one whose trees ran."""
+    target = tmp_path / "picked.json"
+    code, out, err = run(capsys, "simulate", SAMPLES / "random-30.json", "--horizon",
+                         "20000", "--json", "--quiet", "-o", target)
+    assert code == 0, err
+    doc = json.loads(out)
+    assert doc["forwarding"] == "listed" and doc["violations"] == []
+    periods = max(c["delivered"] for c in doc["choice"]["candidates"])
+    assert doc["choice"]["periods_delivered"] == periods < doc["delivered"]
+    assert doc["delivered"] <= doc["listed"]["broadcasts"] <= Fraction(doc["bound"])
+    written = Schedule.from_file(target)
+    assert written.messages_per_period == doc["choice"]["listed_over"]["messages_per_period"]
+    assert verify(written.platform, written).ok

@@ -190,9 +190,15 @@ def _cmd_simulate(args) -> int:
             return 1
         optimum, source = ((checked.bound, "certificate") if checked.bound is not None
                            else certified_optimum(schedule))
-        report = horizon_report(schedule, horizon, args.max_events, optimum,
-                                args.forwarding or "period")
-        report = replace(report, optimum_source=source)
+        if args.forwarding == "listed":
+            from ..simulate.listed import listed_report
+
+            run = _list_run(schedule, horizon, optimum, args.max_events, required=True)
+            report = listed_report(run, horizon, optimum, source=source)
+        else:
+            report = horizon_report(schedule, horizon, args.max_events, optimum,
+                                    args.forwarding or "period")
+            report = replace(report, optimum_source=source)
     else:
         schedule, report = _planned_horizon(args, horizon, ladder)
     if args.plot:
@@ -222,28 +228,62 @@ def _planned_horizon(args, horizon, ladder):
     from ..progress import StageBar
     from ..simulate.choose import horizon_plan
     from ..simulate.horizon import horizon_report
+    from ..simulate.listed import LISTED, listed_report
     from ..simulate.unroll import FORWARDING
     from ..throughput import throughput
     from ..verify import verify
 
     platform, _ = load_platform(args.platform)
-    rules = (args.forwarding,) if args.forwarding else FORWARDING
-    with StageBar(["exact throughput", "timed schedules", "simulation"], args.quiet) as bar:
+    rules = (args.forwarding,) if args.forwarding else FORWARDING + (LISTED,)
+    periodic = tuple(r for r in rules if r != LISTED) or FORWARDING
+    with StageBar(["exact throughput", "timed schedules", "simulation", "list run"],
+                  args.quiet) as bar:
         bar.stage("exact throughput")
         result = throughput(platform, "trees")
         bar.stage("timed schedules")
-        plan = horizon_plan(platform, result, horizon, ladder, rules)
-        bar.stage("simulation")
-        report = horizon_report(plan.schedule, horizon, args.max_events, result.throughput,
-                                pattern=plan.pattern, lengths=plan.lengths,
-                                choice=plan.to_dict())
+        plan = horizon_plan(platform, result, horizon, ladder, periodic)
+        schedule = plan.schedule
+        report = None
+        if LISTED not in rules or len(rules) > 1:
+            bar.stage("simulation")
+            report = horizon_report(schedule, horizon, args.max_events, result.throughput,
+                                    pattern=plan.pattern, lengths=plan.lengths,
+                                    choice=plan.to_dict())
+        if LISTED in rules:
+            bar.stage("list run")
+            run = _list_run(plan.finest, horizon, result.throughput, args.max_events,
+                            required=report is None)
+            if run is not None and (report is None or run.delivered > report.delivered):
+                choice = dict(plan.to_dict(), listed_over=_figures(plan.finest),
+                              periods_delivered=None if report is None else report.delivered)
+                report, schedule = listed_report(run, horizon, result.throughput,
+                                                 choice), plan.finest
     report = replace(report, optimum_source="exact optimum")
     if args.output:
-        checked = verify(platform, plan.schedule)   # the independent checker first
+        checked = verify(platform, schedule)   # the independent checker first
         if rejected(checked):  # pragma: no cover - timed_schedule checks it already
             raise AssertionError("the chosen timed schedule is rejected by the verifier")
-        write_output(args.output, plan.schedule.to_json())
-    return plan.schedule, report
+        write_output(args.output, schedule.to_json())
+    return schedule, report
+
+
+def _list_run(schedule, horizon, optimum, max_events: int, required: bool):
+    """The list run of :mod:`steady.simulate.listed`, or None when it does not fit in
+    --max-events (an error when --forwarding listed asked for it)."""
+    from ..simulate.listed import listed_horizon
+
+    run = listed_horizon(schedule, horizon, optimum, max_events)
+    if run is None and required:
+        raise InputError("<command line>", "--forwarding listed",
+                         f"floor(K·TP*) broadcasts to {len(schedule.platform.nodes) - 1} "
+                         f"nodes are more single transfers than --max-events {max_events}")
+    return run
+
+
+def _figures(schedule) -> dict:
+    return {"messages_per_period": schedule.messages_per_period,
+            "period": format_exact(schedule.period),
+            "ratio": format_exact(schedule.extra["ratio"])}
 
 
 def _rejected(platform, schedule, optimality: bool) -> int:
@@ -257,7 +297,6 @@ def _print_simulation(report, schedule, written=None) -> None:
     def n(x):   # no file here: an abbreviated number is in full with --json
         return number(x, IN_JSON)
 
-    p = report.phases
     if report.simulated:
         rules = ("one-port, causality and shared links"
                  if getattr(schedule.platform, "network", None) else "one-port and causality")
@@ -269,43 +308,69 @@ def _print_simulation(report, schedule, written=None) -> None:
                    f"transfers (> --max-events); "
                    + (f"horizons up to {exact(fits, IN_JSON)} can be simulated"
                       if fits is not None else "not even one batch fits: raise --max-events"))
-    # I and J beside the two constructions they improve on: the plain unrolling (W
-    # whole periods, W·T) and the paper's routing of one message at a time (§5.5).
-    plain = f"plain unrolling: W·T = {n(p.pipelined)}"
-    rule = {"period": "forwarding one period later (002 §5.5)",
-            "pipelined": "pipelined forwarding (lags from the timetable)"}[report.forwarding]
     shape = (f"timed, {schedule.transfer_count} transfers" if schedule.version == 2
              else f"{len(schedule.steps)} steps")
+    m = schedule.messages_per_period
     own = report.throughput / report.optimum if report.optimum else None
     if report.choice is not None:
         tried = sorted({c["max_messages"] for c in report.choice["candidates"]})
         which = (f"picked for K: M <= {report.choice['max_messages']} gives "
-                 f"{p.messages_per_period} {plural(p.messages_per_period, 'message')} per "
-                 f"period ({shape}); tried M = {', '.join(map(str, tried))}")
+                 f"{m} {plural(m, 'message')} per period ({shape}); tried M = "
+                 f"{', '.join(map(str, tried))}")
+        if report.listed is not None:
+            which = (f"picked for K: the trees of the best ratio tried, {m} "
+                     f"{plural(m, 'message')} per period ({shape}); tried M = "
+                     f"{', '.join(map(str, tried))}")
     else:
         which = f"the file's ({shape})"
     rows = [
         ("horizon K", n(report.horizon)),
         ("delivered", f"{report.delivered} {plural(report.delivered, 'message')} "
-                      f"({report.batches} {plural(report.batches, 'batch')} unrolled), "
-                      "each held by every node by K"),
+                      + (f"({report.batches} {plural(report.batches, 'batch')} unrolled), "
+                         if report.listed is None else "")
+                      + "each held by every node by K"),
         ("bound K·TP*", f"{n(report.bound)} (Lemma 7; TP* = {n(report.optimum)}, "
                         f"{report.optimum_source})"),
         ("ratio", "-" if report.ratio is None else n(report.ratio)),
         ("schedule", which),
         ("its ratio", ("-" if own is None else f"{n(own)} of TP* (throughput "
-                       f"{n(report.throughput)})") + f"; {rule}"),
-        ("I (warm-up)", f"{n(p.init)} ({plain}; paper's sequential {n(p.paper_init)}, "
-                        "one message at a time)"),
-        ("J (clean-up)", f"{n(p.cleanup)} ({plain}; paper's sequential "
-                         f"{n(p.paper_cleanup)}, one message at a time)"),
-        ("period T", f"{n(p.period)}, {p.messages_per_period} "
-                     f"{plural(p.messages_per_period, 'message')}; W = {p.warmup_periods} "
-                     f"warm-up {plural(p.warmup_periods, 'period')}"),
-        ("simulated", checked)]
+                       f"{n(report.throughput)})") + f"; {_rule_text(report)}")]
+    rows += _phase_rows(report, n) + [("simulated", checked)]
     if written:
         rows.append(("file", f"{written} (the schedule, steady-schedule version 2)"))
     print_sheet(rows)
+
+
+def _rule_text(report) -> str:
+    if report.listed is not None:
+        return "no periods: the broadcasts list scheduled over its trees"
+    return {"period": "forwarding one period later (002 §5.5)",
+            "pipelined": "pipelined forwarding (lags from the timetable)"}[report.forwarding]
+
+
+def _phase_rows(report, n) -> list[tuple[str, str]]:
+    """I, J and the period beside the two constructions they improve on (the plain
+    unrolling, W whole periods, and the paper's routing one message at a time, §5.5);
+    for a list run, what it placed and when the first and last counted broadcasts
+    reached every node."""
+    run = report.listed
+    if run is not None:
+        rows = [("list run", f"{run['broadcasts']} broadcasts placed (floor(K·TP*)); the "
+                             f"first held by every node at {n(run['first'])}, the last "
+                             f"counted at {n(run['last'])}")]
+        periods = (report.choice or {}).get("periods_delivered")
+        if periods is not None:
+            rows.append(("periods", f"the best unrolled periods deliver {periods}"))
+        return rows
+    p = report.phases
+    plain = f"plain unrolling: W·T = {n(p.pipelined)}"
+    return [("I (warm-up)", f"{n(p.init)} ({plain}; paper's sequential {n(p.paper_init)}, "
+                            "one message at a time)"),
+            ("J (clean-up)", f"{n(p.cleanup)} ({plain}; paper's sequential "
+                             f"{n(p.paper_cleanup)}, one message at a time)"),
+            ("period T", f"{n(p.period)}, {p.messages_per_period} "
+                         f"{plural(p.messages_per_period, 'message')}; W = "
+                         f"{p.warmup_periods} warm-up {plural(p.warmup_periods, 'period')}")]
 
 
 def _horizon_plot(schedule, report, path) -> None:
@@ -509,11 +574,13 @@ def add_commands(sub) -> None:
     si.add_argument("--max-messages", metavar="M", help="with a platform: try timed "
                     "schedules of at most M messages per period (default: a ladder up to "
                     "1000)")
-    si.add_argument("--forwarding", choices=("period", "pipelined"),
+    si.add_argument("--forwarding", choices=("period", "pipelined", "listed"),
                     help="period: a node forwards one period after receiving (002 §5.5, "
                          "the files' rule; the default with --schedule); pipelined: as soon "
-                         "as the timetable allows (lags computed from it); default with a "
-                         "platform: the better of the two")
+                         "as the timetable allows (lags computed from it); listed: no "
+                         "periods, the broadcasts list scheduled over the schedule's trees "
+                         "(each port waits only for data); default with a platform: the "
+                         "best of the three")
     si.add_argument("-o", "--output", metavar="FILE", type=options.output_file,
                     help="with a platform: write the chosen timed schedule (version 2)")
     si.add_argument("--json", action="store_true", help="machine-readable output")

@@ -53,33 +53,11 @@ import heapq
 import math
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import NamedTuple
 
 from ..numbers import lcm_of_denominators
 from ..schedule_file import Schedule, timed
-
-
-class Transfer(NamedTuple):
-    """Messages ``first .. first + count - 1`` sent from node ``tail`` to node ``head``
-    (node indices), planned to start at ``release`` and to last ``duration`` ticks.
-    (A named tuple: plans hold tens of thousands of them.)"""
-
-    id: int
-    tail: int
-    head: int
-    first: int
-    count: int
-    release: int
-    duration: int
-    tree: int = 0
-
-    @property
-    def end(self) -> int:
-        return self.release + self.duration
-
-    @property
-    def messages(self) -> range:
-        return range(self.first, self.first + self.count)
+from .list_plan import list_plan
+from .transfer import Transfer
 
 
 @dataclass(frozen=True)
@@ -287,9 +265,30 @@ def steady_plan(schedule: Schedule, broadcasts: int) -> Plan:
                 continue  # waiting for data in this order would deadlock: skip it
             if best is None or makespan < best[0]:   # on a tie, the earlier: fewer
                 best = (makespan, build)               # transfers, or causal lags
+    for makespan, build in _listed(schedule, broadcasts):
+        if best is None or makespan < best[0]:
+            best = (makespan, build)
     if best is None:
         raise PlanError("no unrolling of this schedule runs")
     return best[1]()
+
+
+def _listed(schedule: Schedule, broadcasts: int):
+    """(makespan, a function building the plan) of the list plans of
+    :mod:`.list_plan` (merged, then one message each); none beyond its work bound."""
+    platform = schedule.platform
+    nodes = list(platform.nodes)
+    source = nodes.index(platform.source)
+    for unit, transfers, how in list_plan(schedule, broadcasts):
+        times = execute(transfers, len(nodes), source)
+        about = {"period": schedule.period,
+                 "messages_per_period": schedule.messages_per_period,
+                 "batches": -(-broadcasts // schedule.messages_per_period),
+                 "lags": "none: the whole run list scheduled on the trees",
+                 "largest_lag": 0, "transfers": how, "version": schedule.version}
+        yield (max(e for _, e in times),
+               lambda u=unit, t=transfers, a=about, x=times:
+               at_times("steady schedule", nodes, source, broadcasts, u, t, a, x))
 
 
 def _unrolled(schedule: Schedule, broadcasts: int, lagged: bool, split: bool):

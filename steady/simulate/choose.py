@@ -66,7 +66,8 @@ class Candidate:
 class HorizonPlan:
     """The finite-horizon plan chosen: ``schedule`` (version 2, certified ratio),
     ``pattern`` (its unrolling under ``candidate.forwarding``), ``lengths`` (I, J, W),
-    ``optimum`` (TP*), and every candidate tried."""
+    ``optimum`` (TP*), every candidate tried, and ``finest``: the schedule of the
+    best certified ratio tried (the one whose trees :mod:`.listed` runs)."""
 
     schedule: object
     pattern: PeriodicPattern
@@ -74,6 +75,7 @@ class HorizonPlan:
     candidate: Candidate
     optimum: Fraction
     candidates: tuple = field(default=(), repr=False)
+    finest: object = field(default=None, repr=False)
 
     def to_dict(self) -> dict:
         """The ``choice`` part of ``steady simulate --json``."""
@@ -97,6 +99,7 @@ def horizon_plan(platform, result, horizon, ladder=LADDER, forwarding=FORWARDING
     optimum = result.throughput
     cap = bound(optimum, k)
     tried, seen, best_count, worse = [], set(), -1, 0
+    finest = None
     for m in sorted(set(ladder)):
         if worse >= PATIENCE:
             break
@@ -109,6 +112,8 @@ def horizon_plan(platform, result, horizon, ladder=LADDER, forwarding=FORWARDING
         seen.add(key)
         if tried and schedule.period > k:
             break                # a longer period than the horizon: no steady state
+        if finest is None or stats["ratio"] > finest[0]:
+            finest = (stats["ratio"], schedule)
         for rule in forwarding:
             try:
                 pattern = PeriodicPattern(schedule, rule)
@@ -133,7 +138,8 @@ def horizon_plan(platform, result, horizon, ladder=LADDER, forwarding=FORWARDING
                   l.cleanup, count)
         for count, m, rule, s, p, l, ratio in tried)
     _, _, _, schedule, pattern, lengths, _ = tried[best]
-    return HorizonPlan(schedule, pattern, lengths, candidates[best], optimum, candidates)
+    return HorizonPlan(schedule, pattern, lengths, candidates[best], optimum, candidates,
+                       finest[1])
 
 
 def with_trees(platform, result):

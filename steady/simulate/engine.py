@@ -86,6 +86,12 @@ def check_blocks(pattern: PeriodicPattern, blocks, messages: int) -> Simulation:
         for k in range(b.count):
             g = pattern.message_id(b.batch, b.tree, b.first + k)
             events.append((b.tail, b.head, g, s0 + k * c, s0 + (k + 1) * c))
+    return check_events(platform, events, messages, unit)
+
+
+def check_events(platform, events, messages: int, unit: int) -> Simulation:
+    """Check single message transfers (tail, head, message, start, end), times in ticks
+    of 1/``unit``, against the rules of the module docstring; messages 0..messages-1."""
     sim = Simulation(messages, len(events))
     hold = _receptions(events, sim)
     _causality(events, hold, platform.source, sim)

@@ -210,7 +210,7 @@ class HorizonReport:
     bound: Fraction
     ratio: Fraction | None
     batches: int
-    phases: Phases
+    phases: Phases | None      # None for a list run (steady.simulate.listed): no periods
     simulated: bool            # the message-level check ran
     transfers: int             # message transfers of the unrolling
     violations: tuple
@@ -220,10 +220,12 @@ class HorizonReport:
     forwarding: str = "period"
     throughput: Fraction = Fraction(0)   # the periodic schedule's own TP
     choice: dict | None = None           # steady.simulate.choose: how it was picked
+    listed: dict | None = None           # the list run's figures, when it was picked
+    completion: tuple = ()               # list run: when each broadcast is everywhere
 
     def to_dict(self) -> dict:
         """The ``steady simulate --json`` document: exact numbers as ``p/q`` text."""
-        p = self.phases
+        p = self.phases or _no_phases(self.listed)
         doc = {"horizon": format_exact(self.horizon), "delivered": self.delivered,
                "bound": format_exact(self.bound),
                "ratio": None if self.ratio is None else format_exact(self.ratio),
@@ -243,7 +245,21 @@ class HorizonReport:
                "violations": list(self.violations)}
         if self.choice is not None:
             doc["choice"] = self.choice
+        if self.listed is not None:
+            doc["listed"] = {k: v if isinstance(v, int) else format_exact(v)
+                             for k, v in self.listed.items()}
+            for key in ("warmup_periods", "init", "cleanup", "pipelined_phase",
+                        "paper_init", "paper_cleanup"):
+                doc[key] = None   # a list run has no periods, hence no phases
         return doc
+
+
+def _no_phases(listed: dict) -> Phases:
+    """Placeholder phases of a list run (to_dict replaces them by None): its schedule's
+    period and messages per period only."""
+    zero = Fraction(0)
+    return Phases(zero, zero, 0, listed["period"], listed["messages_per_period"], zero,
+                  zero, zero)
 
 
 def horizon_report(schedule, horizon, max_events: int = MAX_EVENTS, optimum=None,
