@@ -189,3 +189,49 @@ def test_tradeoff_lists_each_m(capsys):
     rows = json.loads(text)["schedules"]
     assert [r["max_messages"] for r in rows] == [1, 2]
     assert [Fraction(r["ratio"]) for r in rows] == [Fraction(2, 3), 1]
+
+
+def test_the_cut_methods_trees_schedule_small_platform_at_the_optimum():
+    """samples/simgrid/small_platform.json: the column generation's trees round and
+    schedule to 0.893 of TP* at M = 10 (9 messages; the timetable ends 12% after the
+    busiest port and shared link), the weighted branchings of the cut method's optimum
+    to exactly 1: timed_schedule builds on both and keeps the latter."""
+    from pathlib import Path
+
+    from steady.schedule.timed import _timed_from, tree_families
+
+    platform = Platform.from_file(Path(__file__).resolve().parent.parent /
+                                  "samples/simgrid/small_platform.json")
+    result = throughput(platform, "trees")
+    families = tree_families(platform, result)
+    assert [family.name for family in families] == [
+        "the optimum's trees", "branchings of the cut method's optimum"]
+    alone = _timed_from(platform, result, families[0].trees, 10)[0]
+    assert alone.throughput / result.throughput < Fraction(9, 10)
+    schedule, stats = timed_schedule(platform, result, 10)
+    assert stats["ratio"] == 1 and stats["trees_from"] == families[1].name
+    assert verify(platform, schedule).ok
+
+
+@settings(max_examples=20, deadline=None)
+@given(platforms(max_nodes=6), st.integers(1, 40))
+def test_each_tree_family_is_an_optimum_and_the_best_is_kept(platform, m):
+    """Every family's trees are spanning arborescences whose rates fit the ports (the
+    first family's sum to TP*, the rounded one's to at most TP*), and the schedule kept
+    is at least as fast as the one built on each family alone."""
+    from steady.schedule.timed import _timed_from, tree_families
+
+    result = throughput(platform, "trees")
+    schedule, stats = timed_schedule(platform, result, m)
+    families = tree_families(platform, result)
+    assert stats["trees_from"] in [family.name for family in families]
+    assert sum(rate for _, rate in families[0].trees) == result.throughput
+    for trees in (family.trees for family in families):
+        assert sum(rate for _, rate in trees) <= result.throughput
+        loads = port_loads(platform, link_rates(trees))
+        assert max(loads.values()) <= 1
+        for parent, _ in trees:
+            platform.check_arborescence(parent, "<test>")
+        if trees:
+            assert _timed_from(platform, result, trees, m)[0].throughput <= \
+                schedule.throughput

@@ -50,15 +50,17 @@ def wants_short(args) -> bool:
     return any(x is not None for x in (args.max_messages, args.max_period, args.ratio))
 
 
-def _builder(args):
-    """The construction asked for: synchronous steps (version 1) or a timetable (2)."""
+def _builder(args, platform, result):
+    """The construction asked for: synchronous steps (version 1) or a timetable (2),
+    as build(platform, result, M) (a timetable's tree families computed once)."""
     if getattr(args, "steps", False):
         from ..schedule.steps import steps_schedule
 
         return steps_schedule
-    from ..schedule.timed import timed_schedule
+    from ..schedule.timed import timed_schedule, tree_families
 
-    return timed_schedule
+    families = tree_families(platform, result)
+    return lambda p, r, m: timed_schedule(p, r, m, families)
 
 
 def add_commands(sub) -> None:
@@ -126,7 +128,7 @@ def run_schedule(args, platform, origin) -> int:
 
 
 def _short_schedule(platform, result, args, most):
-    build = _builder(args)
+    build = _builder(args, platform, result)
     if args.ratio is not None:
         return _for_ratio(platform, result, positive_exact(args.ratio, "--ratio"),
                           most or RATIO_LIMIT, build)
@@ -191,7 +193,7 @@ def _cmd_tradeoff(args) -> int:
     from ..present.plots import pyplot, tradeoff_plot
     from ..progress import CountBar
     from ..network.rows import has_link_rows
-    from ..schedule.timed import timed_schedule
+    from ..schedule.timed import timed_schedule, tree_families
     from ..throughput import throughput
 
     counts = [_count(x, "--max-messages") for x in args.max_messages.split(",")]
@@ -202,10 +204,11 @@ def _cmd_tradeoff(args) -> int:
     shared = steps and has_link_rows(platform)
     steps = steps and not shared  # short synchronous steps hold ports only (issue 19)
     result = throughput(platform, "trees")
+    families = tree_families(platform, result)
     rows = []
     with CountBar(len(counts), "short-period schedules", args.quiet) as bar:
         for m in counts:
-            schedule, stats = timed_schedule(platform, result, m)
+            schedule, stats = timed_schedule(platform, result, m, families)
             row = {"max_messages": m, "messages_per_period": schedule.messages_per_period,
                    "ratio": stats["ratio"], "period": schedule.period,
                    "transfers": len(schedule.transfers),

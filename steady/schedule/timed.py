@@ -28,6 +28,9 @@ start time (steady-schedule version 2), built in three steps:
    (:mod:`.tree_order`) replaces it when it is as short and its pipelined warm-up is
    shorter (finite runs then lose less).
 
+Steps 1-3 run on two families of optimal trees when the platform is small enough
+(:func:`tree_families`), and the faster schedule is kept.
+
 The certificate is the optimum's: port prices summing to TP* under which every spanning
 arborescence costs >= 1, so throughput / TP* is a certified ratio (proofs/timed-schedule.md).
 """
@@ -54,34 +57,117 @@ from .tree_order import (LIST_SLOTS, busier_port, follow_arrivals, tree_list_sch
 Arc = tuple[str, str]
 
 
-def timed_schedule(platform, result, max_messages: int) -> tuple[Schedule, dict]:
+def timed_schedule(platform, result, max_messages: int,
+                   families=None) -> tuple[Schedule, dict]:
     """A version 2 schedule with at most ``max_messages`` messages per period, from an
-    exact optimum ``result`` (its ``trees``, or when it has none, 002 Thm 5's weighted
-    branchings of its rates), with statistics.  Its ratio to the optimum is certified by ``result``'s prices."""
+    exact optimum ``result``, with statistics.  Its ratio to the optimum is certified
+    by ``result``'s prices.  Each family of :func:`tree_families` (``families`` when
+    given: callers that try many M compute them once) is built on and the higher
+    throughput kept (the first on a tie)."""
     platform = as_platform(platform)
     if max_messages < 1:
         raise ValueError("max_messages must be >= 1")
-    optimum = result.throughput
-    trees = optimum_trees(platform, result)
-    exact = (None if has_link_rows(platform)  # 002 §5.4.2's steps hold ports only
-             else _exact_if_short(platform, trees, result, max_messages))
-    if exact is not None:
-        messages, weights, schedule = exact.messages_per_period, trees, exact
-    else:
-        messages, weights = best_packing(platform, trees, optimum, max_messages)
-        transfers, period = list_schedule(platform, weights)
-        if has_link_rows(platform):
-            weights, transfers, period = _best_on_links(
-                platform, trees, optimum, messages, (weights, transfers, period))
-        schedule = _document(platform, weights, transfers, period, result)
+    best = None
+    for family in families or tree_families(platform, result):
+        if best is not None and best[1][0].throughput == result.throughput:
+            break   # the optimum itself: no family can do better (nor build it cheaper)
+        if not family.trees:
+            continue
+        found = _timed_from(platform, result, family.trees, max_messages)
+        if best is None or found[0].throughput > best[1][0].throughput:
+            best = (family.name, found)
+    family, (schedule, messages, exact) = best
     check_timetable(platform, schedule)
     loads = port_loads(platform, schedule.messages_per_link())
     stats = {"messages_target": messages, "trees": len(schedule.trees),
              "transfers": len(schedule.transfers), "largest_port_load": max(loads.values()),
-             "ratio": schedule.throughput / optimum,
-             "construction": "exact optimum (002 §5.4.2), timed" if exact is not None
+             "ratio": schedule.throughput / result.throughput, "trees_from": family,
+             "construction": "exact optimum (002 §5.4.2), timed" if exact
              else "rounded counts, tree packing, list schedule"}
     return schedule, stats
+
+
+#: Beyond this many nodes only the optimum's own trees are built on: a second family
+#: doubles the work, and at 1000 nodes one takes 3.6 min of the 5 allowed (issue 17).
+FAMILY_NODES = 300
+#: The second family decomposes the cut method's rates scaled to about this many
+#: messages (weighted branchings on exact rates with 180-digit denominators took 37 s
+#: on a 65-node random platform; on these, 2 s).
+FAMILY_MESSAGES = 4096
+
+
+class TreeFamily:
+    """A family of optimal trees with rates, named, built when first asked for
+    (``trees``): the second family costs an LP and a packing that a first family at
+    the optimum makes useless."""
+
+    def __init__(self, name: str, build):
+        self.name = name
+        self._build = build
+        self._trees = None
+
+    @property
+    def trees(self) -> list[tuple[dict, Fraction]]:
+        if self._trees is None:
+            self._trees = self._build()
+        return self._trees
+
+
+def tree_families(platform, result) -> list[TreeFamily]:
+    """The optimum's trees (``result.trees``, or 002 Thm 5's weighted branchings of its
+    rates when it has none) and, for a result with trees on at most
+    :data:`FAMILY_NODES` nodes, also trees from the cut method's optimum (another
+    optimal rate vector: the LP has many), :func:`rounded_branchings`.  Which family
+    rounds and schedules better depends on the platform: on
+    samples/simgrid/small_platform.json 0.887 from the column generation's trees and 1
+    from the cut method's at every M; on samples/random-30.json at M = 10, 0.9997 and
+    0.988."""
+    families = [TreeFamily("the optimum's trees" if result.trees else "weighted branchings",
+                           lambda: optimum_trees(platform, result))]
+    if result.trees and len(platform.nodes) <= FAMILY_NODES:
+        def from_cuts():
+            from ..throughput import throughput
+
+            cuts = throughput(platform, "cuts")
+            return rounded_branchings(platform, cuts.n, cuts.throughput)
+
+        families.append(TreeFamily("branchings of the cut method's optimum", from_cuts))
+    return families
+
+
+def rounded_branchings(platform, rates, optimum: Fraction) -> list[tuple[dict, Fraction]]:
+    """Trees with rates summing to at most ``optimum`` from the link rates ``rates``
+    (ours; 002 Thm 5): capacities floor(n_e·S) with S = ceil(FAMILY_MESSAGES / TP*),
+    as many unit-weight arborescences as their root-connectivity k allows, grouped by
+    :func:`~steady.schedule.branchings.weighted_branchings`, then re-weighted to a
+    basic optimum of the tree master over them (:func:`steady.throughput.compact_trees`:
+    ports and shared links respected, at most one tree per row).  Flooring keeps every
+    capacity within n_e·S, so the rates w/S fit wherever n fits."""
+    from ..throughput import compact_trees
+
+    scale = max(1, math.ceil(FAMILY_MESSAGES / optimum))
+    capacities = {arc: math.floor(x * scale) for arc, x in rates.items()}
+    k = root_connectivity(platform, capacities)
+    if k < 1:
+        return []
+    trees, scale = compact_trees(platform, weighted_branchings(platform, capacities, k),
+                                 scale)
+    return [(parent, Fraction(w, scale)) for parent, w in trees]
+
+
+def _timed_from(platform, result, trees, max_messages: int):
+    """(schedule, messages aimed at, exact?) built on ``trees``."""
+    optimum = result.throughput
+    exact = (None if has_link_rows(platform)  # 002 §5.4.2's steps hold ports only
+             else _exact_if_short(platform, trees, result, max_messages))
+    if exact is not None:
+        return exact, exact.messages_per_period, True
+    messages, weights = best_packing(platform, trees, optimum, max_messages)
+    transfers, period = list_schedule(platform, weights)
+    if has_link_rows(platform):
+        weights, transfers, period = _best_on_links(
+            platform, trees, optimum, messages, (weights, transfers, period))
+    return _document(platform, weights, transfers, period, result), messages, False
 
 
 def _best_on_links(platform, trees, optimum, messages: int, found):
