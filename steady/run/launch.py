@@ -3,12 +3,13 @@
 The launcher relays the ranks' output and reduces a failure to one line:
 
 * the ranks' own ``steady:`` lines pass through, each once;
-* a rank that dies: every rank leaves a note with its pid in a folder the launcher
-  gives it (and marks it ``done`` when it ends in order); the launcher polls them, and
-  when one vanishes before its end it kills the others and says "rank r (node) died
-  before the end".  With MPICH's mpiexec (Hydra) it asks ``-disable-auto-cleanup``:
-  Hydra would otherwise kill every rank within milliseconds of the death, too fast to
-  tell which one died, and print a multi-line banner (which the launcher drops);
+* a rank that dies: every rank keeps a connection open to a socket of the launcher
+  (and says ``done`` on it when it ends in order); the kernel closes it when the process
+  exits, so the first connection to end without ``done`` names the rank that died
+  first; the launcher then kills the others and says "rank r (node) died before the
+  end".  With MPICH's mpiexec (Hydra) it asks ``-disable-auto-cleanup``: Hydra would
+  otherwise kill every rank within milliseconds of the death and print a multi-line
+  banner (which the launcher drops);
 * a job that outlives its deadline (the ranks' own, plus a grace) is stopped;
 * Ctrl-C is passed to ``mpiexec``, which passes it to every rank; ranks not gone
   within a few seconds are killed.
@@ -20,9 +21,9 @@ oversubscription: wait with nanosleep), unless already set.
 
 from __future__ import annotations
 
-import json
 import os
 import re
+import selectors
 import shutil
 import signal
 import socket
@@ -174,84 +175,107 @@ def _verdict(relay: _Relay, watch: "_Watch", code: int) -> int:
 
 
 class _Watch:
-    """The rank that vanished before the end (module docstring); polls the notes
-    every 10 ms.  Only ranks on this host are seen (elsewhere the ranks' own deadline
-    applies)."""
+    """The rank that died first (module docstring).  Every rank on this host keeps a
+    connection to the launcher's socket (:func:`note_rank`) and says ``done`` (or
+    ``failed``: it stopped on an error it reported, often a peer's death seen through
+    MPI) before it ends; the kernel closes a process's connection when it exits, so the
+    first connection to end without either is the rank that died, in the order the
+    deaths happened (polling the processes could see a rank that died first and a
+    peer it took down at the same look).  Ranks on other hosts are not seen (their own
+    deadline applies)."""
 
     def __init__(self, folder: str, names=None):
-        self.folder = folder
         self.names = names
         self.first = None
-        self.host = socket.gethostname()
+        self.server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.server.bind(os.path.join(folder, WATCH_SOCKET))
+        self.server.listen(64)
+        self.server.setblocking(False)
 
     def run(self, proc) -> None:
-        while True:  # one last look after mpiexec ended: a death may be the cause
-            ended = proc.poll() is not None
-            notes = self._notes()
-            # "failed": a rank that stopped on an error it reported (often a peer's
-            # death seen through MPI); only a rank that vanished silently died
-            gone = [r for r, (pid, state) in notes.items()
-                    if state not in ("done", "failed") and not _running(pid)]
-            if gone:
-                self.first = min(gone)
-                for r, (pid, state) in notes.items():
-                    if r not in gone:
+        peers: dict = {}          # connection -> [rank, pid, state, unread bytes]
+        ended_at = None
+        with selectors.DefaultSelector() as selector:
+            selector.register(self.server, selectors.EVENT_READ)
+            while True:
+                for key, _ in selector.select(0.05):
+                    if key.fileobj is self.server:
                         try:
-                            os.kill(pid, signal.SIGKILL)
+                            conn, _ = self.server.accept()
                         except OSError:
-                            pass
-                return
-            if ended:
-                return
-            time.sleep(0.01)
+                            continue
+                        peers[conn] = [None, None, "running", b""]
+                        selector.register(conn, selectors.EVENT_READ)
+                        continue
+                    conn = key.fileobj
+                    try:
+                        data = conn.recv(4096)
+                    except OSError:
+                        data = b""
+                    if data:
+                        _read_notes(peers[conn], data)
+                        continue
+                    selector.unregister(conn)
+                    rank, _, state, _ = peers.pop(conn)
+                    conn.close()
+                    if rank is not None and state not in ("done", "failed"):
+                        self.first = rank
+                        _kill(pid for _, pid, _, _ in peers.values())
+                        return
+                if proc.poll() is not None:   # one last look: a death may be the cause
+                    ended_at = ended_at or time.monotonic()
+                    if time.monotonic() - ended_at > 0.2:
+                        return
 
     def who(self) -> str:
         if self.names and self.names[self.first] is not None:
             return f"rank {self.first} ({self.names[self.first]})"
         return f"rank {self.first}"
 
-    def _notes(self) -> dict:
-        found = {}
-        for name in os.listdir(self.folder):
-            if not name.isdigit():
-                continue
-            try:
-                with open(os.path.join(self.folder, name)) as f:
-                    note = json.load(f)
-                if note.get("host") == self.host:
-                    found[int(name)] = (int(note["pid"]), note.get("state"))
-            except (OSError, ValueError, KeyError):
-                continue
-        return found
+
+#: The launcher's socket in its notes folder (``STEADY_RUN_PIDS``).
+WATCH_SOCKET = "watch"
+
+
+def _read_notes(peer: list, data: bytes) -> None:
+    """Lines ``rank pid state`` from a rank (:func:`note_rank`), into its entry."""
+    peer[3] += data
+    *lines, peer[3] = peer[3].split(b"\n")
+    for line in lines:
+        try:
+            rank, pid, state = line.decode().split()
+            peer[0], peer[1], peer[2] = int(rank), int(pid), state
+        except ValueError:
+            continue
+
+
+def _kill(pids) -> None:
+    for pid in pids:
+        if pid is None:
+            continue
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+
+
+_channel = None
 
 
 def note_rank(rank: int, state: str) -> None:
-    """A rank under ``--launch`` leaves its pid and state (running, done) for the
-    launcher's watch (atomically: the watch may read at any time)."""
+    """A rank under ``--launch`` tells the launcher's watch its pid and state (running,
+    done, failed) over a connection it keeps open until it exits (:class:`_Watch`)."""
+    global _channel
     folder = os.environ.get("STEADY_RUN_PIDS")
     if not folder:
         return
-    path = os.path.join(folder, str(rank))
     try:
-        with open(path + ".tmp", "w") as f:
-            json.dump({"pid": os.getpid(), "host": socket.gethostname(),
-                       "state": state}, f)
-        os.replace(path + ".tmp", path)
+        if _channel is None:
+            _channel = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            _channel.connect(os.path.join(folder, WATCH_SOCKET))
+        _channel.sendall(f"{rank} {os.getpid()} {state}\n".encode())
     except OSError:
-        pass
-
-
-def _running(pid: int) -> bool:
-    """Whether the process exists and is not a zombie (Linux /proc when there)."""
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        try:
-            os.kill(pid, 0)
-        except OSError:
-            return False
-        return True
+        pass   # another host, or the launcher gone: nobody to tell
 
 
 def _is_hydra(mpiexec: str) -> bool:
