@@ -32,7 +32,7 @@ import heapq
 from dataclasses import dataclass
 
 from ..numbers import lcm_of_denominators
-from .timed import integer_shares, link_shares
+from .timed import integer_shares, link_full, link_shares
 from .tree_order import busier_port
 
 Arc = tuple[str, str]
@@ -118,8 +118,7 @@ def list_run(platform, trees, messages: int) -> ListRun:
             u, v = arc
             if u not in idle_out or v not in idle_in:
                 continue
-            if arc in parts and any(in_use.get(lid, 0) + share > capacity[lid]
-                                    for lid, share in parts[arc]):
+            if link_full(arc, parts, in_use, capacity):
                 continue   # a transfer on the link ends later: that is an event
             x = heapq.heappop(ready[arc])
             end = t + cost[arc]

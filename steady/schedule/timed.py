@@ -470,6 +470,14 @@ def integer_shares(links) -> tuple[dict, dict[str, int]]:
              for arc, shares in links.items()}, scale)
 
 
+def link_full(arc, parts: dict, in_use: dict, capacity: dict) -> bool:
+    """Whether a shared link on ``arc``'s route lacks room for one more transfer on it
+    (``parts``, ``capacity``: :func:`integer_shares`; ``in_use``: capacity held by the
+    transfers in progress)."""
+    return any(in_use.get(lid, 0) + share > capacity[lid]
+               for lid, share in parts.get(arc, ()))
+
+
 def _greedy_runs(used: dict[Arc, int], cost: dict[Arc, int], key=None,
                  boost=None, stick: bool = False, chunk: int = 1,
                  links=None, link_first: bool = False) -> dict[Arc, list]:
@@ -535,8 +543,7 @@ def _greedy_runs(used: dict[Arc, int], cost: dict[Arc, int], key=None,
             u, v = arc
             if u not in idle_out or v not in idle_in:
                 continue
-            if arc in links and any(in_use.get(lid, 0) + share > capacity[lid]
-                                    for lid, share in links[arc]):
+            if link_full(arc, links, in_use, capacity):
                 continue  # a link in use ends a transfer later: an event comes
             k = min(chunk, left[arc])
             c = cost[arc]
