@@ -51,8 +51,8 @@ from ..schedule_file import (TIMED, PriceCertificate, Schedule, TimedTransfer, T
 from .branchings import root_connectivity, weighted_branchings
 from .packing import dinkelbach_weights, exact_ratio
 from .periodic import integer_trees as branching_trees, periodic_schedule
-from .tree_order import (LIST_SLOTS, busier_port, follow_arrivals, tree_list_schedule,
-                         warmup_periods)
+from .tree_order import (LIST_SLOTS, RELABEL_SLOTS, busier_port, follow_arrivals,
+                         tree_list_schedule, warmup_periods)
 
 Arc = tuple[str, str]
 
@@ -403,14 +403,18 @@ def _following_trees(source, trees, transfers, cost, unit: int, makespan: int,
     warm-up (:mod:`.tree_order`): the tree-following list schedule, and for it and for
     ``transfers`` the slots of each link given to the trees whose messages have
     arrived; with at most ``budget`` transfers, or twice as many as ``transfers`` (both
-    cut links' runs where the tree changes)."""
+    cut links' runs where the tree changes).  Beyond :data:`RELABEL_SLOTS` message
+    slots per period (1000-node platforms) it keeps ``transfers`` without looking."""
+    slots = sum(w * len(parent) for parent, w in trees)
+    if slots > RELABEL_SLOTS:
+        return transfers
     pieces: dict = {}
     for t in transfers:
         pieces.setdefault((t.tree, t.arc), []).append([int(t.start * unit), t.messages])
     for runs in pieces.values():
         runs.sort()
     options = [pieces]
-    if sum(w * len(parent) for parent, w in trees) <= LIST_SLOTS:
+    if slots <= LIST_SLOTS:
         options += [tree_list_schedule(source, trees, cost, lower, int(slack * lower))
                     for slack in TREE_SLACKS]
     most = max(budget, 2 * len(transfers))
