@@ -164,3 +164,12 @@ def test_platform_picks_the_best_of_periods_and_list_run(capsys, tmp_path):
     written = Schedule.from_file(target)
     assert written.messages_per_period == doc["choice"]["listed_over"]["messages_per_period"]
     assert verify(written.platform, written).ok
+
+
+def test_platform_listed_alone_refuses_beyond_max_events(capsys):
+    """With a platform and --forwarding listed, no periodic fallback: when the list
+    run's floor(K·TP*)·(|V| - 1) transfers exceed --max-events, one line, exit 2."""
+    code, out, err = run(capsys, "simulate", "--horizon", "100", "--forwarding", "listed",
+                         "--max-events", "10", "--quiet")
+    assert code == 2 and out == ""
+    assert_one_line_error(err, "--forwarding listed")

@@ -193,7 +193,7 @@ def _cmd_simulate(args) -> int:
         if args.forwarding == "listed":
             from ..simulate.listed import listed_report
 
-            run = _list_run(schedule, horizon, optimum, args.max_events, required=True)
+            run = _list_run(schedule, horizon, optimum, args.max_events)
             report = listed_report(run, horizon, optimum, source=source)
         else:
             report = horizon_report(schedule, horizon, args.max_events, optimum,
@@ -223,41 +223,25 @@ def _ladder(text):
 
 
 def _planned_horizon(args, horizon, ladder):
-    """Pick the timed schedule for the horizon, write it if asked (verified first),
-    and report its finite schedule."""
+    """Pick the timed schedule (or list run) for the horizon, write the schedule if
+    asked (verified first), and report what runs."""
     from ..progress import StageBar
-    from ..simulate.choose import horizon_plan
-    from ..simulate.horizon import horizon_report
-    from ..simulate.listed import LISTED, listed_report
-    from ..simulate.unroll import FORWARDING
+    from ..simulate.choose import best_for_horizon
+    from ..simulate.engine import TooLarge
     from ..throughput import throughput
     from ..verify import verify
 
     platform, _ = load_platform(args.platform)
-    rules = (args.forwarding,) if args.forwarding else FORWARDING + (LISTED,)
-    periodic = tuple(r for r in rules if r != LISTED) or FORWARDING
     with StageBar(["exact throughput", "timed schedules", "simulation", "list run"],
                   args.quiet) as bar:
         bar.stage("exact throughput")
         result = throughput(platform, "trees")
-        bar.stage("timed schedules")
-        plan = horizon_plan(platform, result, horizon, ladder, periodic)
-        schedule = plan.schedule
-        report = None
-        if LISTED not in rules or len(rules) > 1:
-            bar.stage("simulation")
-            report = horizon_report(schedule, horizon, args.max_events, result.throughput,
-                                    pattern=plan.pattern, lengths=plan.lengths,
-                                    choice=plan.to_dict())
-        if LISTED in rules:
-            bar.stage("list run")
-            run = _list_run(plan.finest, horizon, result.throughput, args.max_events,
-                            required=report is None)
-            if run is not None and (report is None or run.delivered > report.delivered):
-                choice = dict(plan.to_dict(), listed_over=_figures(plan.finest),
-                              periods_delivered=None if report is None else report.delivered)
-                report, schedule = listed_report(run, horizon, result.throughput,
-                                                 choice), plan.finest
+        try:
+            schedule, report = best_for_horizon(
+                platform, result, horizon, args.max_events, ladder,
+                (args.forwarding,) if args.forwarding else None, bar.stage)
+        except TooLarge as exc:
+            raise InputError("<command line>", "--forwarding listed", str(exc)) from None
     report = replace(report, optimum_source="exact optimum")
     if args.output:
         checked = verify(platform, schedule)   # the independent checker first
@@ -267,23 +251,17 @@ def _planned_horizon(args, horizon, ladder):
     return schedule, report
 
 
-def _list_run(schedule, horizon, optimum, max_events: int, required: bool):
-    """The list run of :mod:`steady.simulate.listed`, or None when it does not fit in
-    --max-events (an error when --forwarding listed asked for it)."""
+def _list_run(schedule, horizon, optimum, max_events: int):
+    """The list run of a schedule file (:mod:`steady.simulate.listed`); one line when
+    its transfers exceed --max-events."""
     from ..simulate.listed import listed_horizon
 
     run = listed_horizon(schedule, horizon, optimum, max_events)
-    if run is None and required:
+    if run is None:
         raise InputError("<command line>", "--forwarding listed",
                          f"floor(K·TP*) broadcasts to {len(schedule.platform.nodes) - 1} "
                          f"nodes are more single transfers than --max-events {max_events}")
     return run
-
-
-def _figures(schedule) -> dict:
-    return {"messages_per_period": schedule.messages_per_period,
-            "period": format_exact(schedule.period),
-            "ratio": format_exact(schedule.extra["ratio"])}
 
 
 def _rejected(platform, schedule, optimality: bool) -> int:

@@ -12,6 +12,10 @@ those periods longer.  :func:`horizon_plan` tries M on a small ladder and both
 forwarding rules and keeps the finite schedule that delivers the most by K, computed
 exactly (:func:`steady.simulate.horizon.delivered`), not estimated.
 
+:func:`best_for_horizon` then also runs the trees of the best certified ratio tried as a
+list run (:mod:`.listed`: no periods) and keeps it when it delivers more; it is what
+``steady simulate PLATFORM`` and benchmarks/simulate_timed.py call.
+
 The result is public and documented so that other executors (``steady run``, a SimGrid
 replay) can run the same plan: :class:`HorizonPlan` holds the version 2 schedule, the
 forwarding rule, its :class:`~steady.simulate.unroll.PeriodicPattern` (lags per tree and
@@ -155,3 +159,48 @@ def with_trees(platform, result):
 
     trees, scale, _ = integer_trees(platform, result)
     return replace(result, trees=tuple((parent, Fraction(w, scale)) for parent, w in trees))
+
+
+def best_for_horizon(platform, result, horizon, max_events: int, ladder=LADDER,
+                     rules=None, stage=None):
+    """(schedule, report) of what ``steady simulate PLATFORM`` runs for ``horizon``:
+    the timed schedule and forwarding rule of :func:`horizon_plan` (its report by
+    :func:`~steady.simulate.horizon.horizon_report`), or the list run on the trees of
+    the best ratio tried (:mod:`.listed`) when it delivers more.  ``rules``: among
+    "period", "pipelined", "listed" (default all); "listed" alone raises
+    :class:`~steady.simulate.engine.TooLarge` when its transfers exceed
+    ``max_events``.  ``stage(name)`` is told each stage ("timed schedules",
+    "simulation", "list run")."""
+    from .engine import TooLarge
+    from .horizon import horizon_report
+    from .listed import LISTED, listed_horizon, listed_report
+
+    rules = tuple(rules or FORWARDING + (LISTED,))
+    stage = stage or (lambda name: None)
+    stage("timed schedules")
+    plan = horizon_plan(platform, result, horizon, ladder,
+                        tuple(r for r in rules if r != LISTED) or FORWARDING)
+    schedule, report = plan.schedule, None
+    if rules != (LISTED,):
+        stage("simulation")
+        report = horizon_report(schedule, horizon, max_events, result.throughput,
+                                pattern=plan.pattern, lengths=plan.lengths,
+                                choice=plan.to_dict())
+    if LISTED in rules:
+        stage("list run")
+        run = listed_horizon(plan.finest, horizon, result.throughput, max_events)
+        if run is None and report is None:
+            raise TooLarge(f"floor(K·TP*) broadcasts to {len(platform.nodes) - 1} nodes are "
+                           f"more single transfers than the budget of {max_events}")
+        if run is not None and (report is None or run.delivered > report.delivered):
+            choice = dict(plan.to_dict(), listed_over=_figures(plan.finest),
+                          periods_delivered=None if report is None else report.delivered)
+            report = listed_report(run, horizon, result.throughput, choice)
+            schedule = plan.finest
+    return schedule, report
+
+
+def _figures(schedule) -> dict:
+    return {"messages_per_period": schedule.messages_per_period,
+            "period": format_exact(schedule.period),
+            "ratio": format_exact(schedule.extra["ratio"])}
