@@ -173,3 +173,21 @@ def test_platform_listed_alone_refuses_beyond_max_events(capsys):
                          "--max-events", "10", "--quiet")
     assert code == 2 and out == ""
     assert_one_line_error(err, "--forwarding listed")
+
+
+def test_pipelined_lags_of_a_huge_period_refused_in_one_line(capsys, tmp_path):
+    """The exact schedule of samples/random-10.json holds ~10^30 messages per period:
+    pipelined lags would read every slot, so --forwarding pipelined says so in one line
+    (exit 2, no traceback) and names the rules that work; listed runs it."""
+    target = tmp_path / "exact.json"
+    code, _, err = run(capsys, "schedule", SAMPLES / "random-10.json", "-o", target,
+                       "--quiet")
+    assert code == 0, err
+    code, out, err = run(capsys, "simulate", "--schedule", target, "--horizon", "10000",
+                         "--forwarding", "pipelined")
+    assert code == 2 and out == ""
+    assert_one_line_error(err, "--forwarding pipelined")
+    assert "about 10^30 here (at most 2000000): use --forwarding period or listed" in err
+    code, out, _ = run(capsys, "simulate", "--schedule", target, "--horizon", "10000",
+                       "--forwarding", "listed", "--json")
+    assert code == 0 and json.loads(out)["delivered"] == 335

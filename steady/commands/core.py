@@ -196,8 +196,16 @@ def _cmd_simulate(args) -> int:
             run = _list_run(schedule, horizon, optimum, args.max_events)
             report = listed_report(run, horizon, optimum, source=source)
         else:
-            report = horizon_report(schedule, horizon, args.max_events, optimum,
-                                    args.forwarding or "period")
+            from ..simulate.unroll import MAX_SLOTS, TooManySlots
+
+            try:
+                report = horizon_report(schedule, horizon, args.max_events, optimum,
+                                        args.forwarding or "period")
+            except TooManySlots as exc:
+                raise InputError(args.schedule, "--forwarding pipelined",
+                                 f"the lags read every message slot of a period, "
+                                 f"{_magnitude(exc.slots)} here (at most {MAX_SLOTS}): "
+                                 "use --forwarding period or listed") from None
             report = replace(report, optimum_source=source)
     else:
         schedule, report = _planned_horizon(args, horizon, ladder)
@@ -210,6 +218,14 @@ def _cmd_simulate(args) -> int:
     for violation in report.violations[:20]:
         print(f"steady: simulation: {violation}", file=sys.stderr)
     return 1 if report.violations else 0
+
+
+def _magnitude(n: int) -> str:
+    """``n`` in words short enough for one line, whatever its size (no str() of a
+    4000-digit int)."""
+    if n < 10 ** 12:
+        return str(n)
+    return f"about 10^{int(n.bit_length() * 0.30103)}"
 
 
 def _ladder(text):

@@ -66,6 +66,16 @@ FORWARDING = ("period", "pipelined")
 MAX_SLOTS = 2_000_000
 
 
+class TooManySlots(ValueError):
+    """Pipelined lags asked of a period with more than :data:`MAX_SLOTS` message slots
+    (``slots``: how many it has)."""
+
+    def __init__(self, slots: int):
+        super().__init__(f"pipelined forwarding reads every message slot of a period: "
+                         f"{slots} > {MAX_SLOTS}; use the period rule")
+        self.slots = slots
+
+
 @dataclass(frozen=True)
 class Block:
     """``count`` consecutive messages of tree ``tree`` and batch ``batch`` sent over the
@@ -174,8 +184,7 @@ class PeriodicPattern:
         source down."""
         slots = sum(r.count for r in self.runs)
         if slots > MAX_SLOTS:
-            raise ValueError(f"pipelined forwarding reads every message slot of a period: "
-                             f"{slots} > {MAX_SLOTS}; use the period rule")
+            raise TooManySlots(slots)
         starts: dict = {}
         ends: dict = {}
         for r in self.runs:
