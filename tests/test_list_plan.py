@@ -41,7 +41,7 @@ def test_a_chain_pipelines_one_message_per_time_unit():
     arrives, and gets message x + 1 only when it starts sending x."""
     platform = _chain(3)
     schedule, _ = timed_schedule(platform, throughput(platform, "trees"), 1)
-    (unit, transfers, _), = list_plan(schedule, 5)
+    unit, transfers = list_plan(schedule, 5)
     assert unit == 1
     assert sorted((t.tail, t.head, t.first, t.count, t.release) for t in transfers) == \
         [(0, 1, x, 1, x) for x in range(5)] + [(1, 2, x, 1, x + 1) for x in range(5)]
@@ -53,7 +53,7 @@ def test_messages_to_a_leaf_merge_into_one_transfer():
     all and the leaf forwards none: the K transfers become one."""
     star = Platform("P0", [Link("P0", "P1", Fraction(1, 2))])
     schedule, _ = timed_schedule(star, throughput(star, "trees"), 1)
-    (unit, transfers, _), = list_plan(schedule, 7)
+    unit, transfers = list_plan(schedule, 7)
     assert [(t.first, t.count, t.release, t.duration) for t in transfers] == \
         [(0, 7, 0, 7 * unit // 2)]
 
@@ -65,7 +65,7 @@ def test_the_list_plan_is_one_port_causal_and_keeps_its_times_when_merged(schedu
     (one-port, causality, each tree in order on each link, every node gets every
     broadcast once), merging delays no transfer (the ideal execution starts each at its
     list-schedule start and ends when the unmerged plan ends), and Lemma 7 holds."""
-    (unit, transfers, how), = list_plan(schedule, k)
+    unit, transfers = list_plan(schedule, k)
     platform = schedule.platform
     nodes = list(platform.nodes)
     source = nodes.index(platform.source)

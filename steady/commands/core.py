@@ -191,9 +191,14 @@ def _cmd_simulate(args) -> int:
         optimum, source = ((checked.bound, "certificate") if checked.bound is not None
                            else certified_optimum(schedule))
         if args.forwarding == "listed":
-            from ..simulate.listed import listed_report
+            from ..simulate.engine import TooLarge
+            from ..simulate.listed import listed_horizon, listed_report
 
-            run = _list_run(schedule, horizon, optimum, args.max_events)
+            try:
+                run = listed_horizon(schedule, horizon, optimum, args.max_events)
+            except TooLarge as exc:
+                raise InputError("<command line>", "--forwarding listed", str(exc)) \
+                    from None
             report = listed_report(run, horizon, optimum, source=source)
         else:
             from ..simulate.unroll import MAX_SLOTS, TooManySlots
@@ -265,19 +270,6 @@ def _planned_horizon(args, horizon, ladder):
             raise AssertionError("the chosen timed schedule is rejected by the verifier")
         write_output(args.output, schedule.to_json())
     return schedule, report
-
-
-def _list_run(schedule, horizon, optimum, max_events: int):
-    """The list run of a schedule file (:mod:`steady.simulate.listed`); one line when
-    its transfers exceed --max-events."""
-    from ..simulate.listed import listed_horizon
-
-    run = listed_horizon(schedule, horizon, optimum, max_events)
-    if run is None:
-        raise InputError("<command line>", "--forwarding listed",
-                         f"floor(K·TP*) broadcasts to {len(schedule.platform.nodes) - 1} "
-                         f"nodes are more single transfers than --max-events {max_events}")
-    return run
 
 
 def _rejected(platform, schedule, optimality: bool) -> int:

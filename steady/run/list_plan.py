@@ -69,12 +69,12 @@ def merged(transfers, source: int) -> list[Transfer]:
     return out
 
 
-def list_plan(schedule, broadcasts: int) -> list[tuple[int, list[Transfer], str]]:
-    """[(unit, transfers, how)]: the list plan of the module docstring, merged where
-    back to back; empty beyond :data:`MAX_PLACEMENTS`."""
+def list_plan(schedule, broadcasts: int) -> tuple[int, list[Transfer]] | None:
+    """(unit, transfers): the list plan of the module docstring, merged where back to
+    back; None beyond :data:`MAX_PLACEMENTS`."""
     built = listed_transfers(schedule, broadcasts)
     if built is None:
-        return []
+        return None
     unit, single = built
     source = list(schedule.platform.nodes).index(schedule.platform.source)
-    return [(unit, merged(single, source), "one per message, merged where back to back")]
+    return unit, merged(single, source)

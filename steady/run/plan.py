@@ -33,8 +33,9 @@ two ways:
   after period, or wait in a circle (then this candidate is dropped).
 
 Both can also cut every transfer of m messages into m transfers of one message (finer
-pipelining, more MPI messages).  :func:`steady_plan` builds the four and keeps the one
-that ends first.  Periods whose batch does not exist (before batch 0, after the last)
+pipelining, more MPI messages).  :func:`steady_plan` builds the four, and the list plan
+of :mod:`.list_plan` (the schedule's trees only, the K broadcasts list scheduled, no
+periods), and keeps the one that ends first.  Periods whose batch does not exist (before batch 0, after the last)
 leave their transfers out: warm-up and clean-up.  The last batch may be partial:
 messages >= K are dropped from every transfer.
 
@@ -250,7 +251,7 @@ class _Slot:
 
 
 def steady_plan(schedule: Schedule, broadcasts: int) -> Plan:
-    """The best of the four finite-horizon plans of the module docstring (the one that
+    """The best of the five finite-horizon plans of the module docstring (the one that
     ends first; the fewer transfers on a tie) for ``broadcasts`` messages."""
     if broadcasts < 1:
         raise PlanError("at least one broadcast")
@@ -265,30 +266,33 @@ def steady_plan(schedule: Schedule, broadcasts: int) -> Plan:
                 continue  # waiting for data in this order would deadlock: skip it
             if best is None or makespan < best[0]:   # on a tie, the earlier: fewer
                 best = (makespan, build)               # transfers, or causal lags
-    for makespan, build in _listed(schedule, broadcasts):
-        if best is None or makespan < best[0]:
-            best = (makespan, build)
+    listed = _listed(schedule, broadcasts)
+    if listed is not None and (best is None or listed[0] < best[0]):
+        best = listed
     if best is None:
         raise PlanError("no unrolling of this schedule runs")
     return best[1]()
 
 
 def _listed(schedule: Schedule, broadcasts: int):
-    """(makespan, a function building the plan) of the list plans of
-    :mod:`.list_plan` (merged, then one message each); none beyond its work bound."""
+    """(makespan, a function building the plan) of the list plan of :mod:`.list_plan`,
+    or None beyond its work bound."""
+    built = list_plan(schedule, broadcasts)
+    if built is None:
+        return None
+    unit, transfers = built
     platform = schedule.platform
     nodes = list(platform.nodes)
     source = nodes.index(platform.source)
-    for unit, transfers, how in list_plan(schedule, broadcasts):
-        times = execute(transfers, len(nodes), source)
-        about = {"period": schedule.period,
-                 "messages_per_period": schedule.messages_per_period,
-                 "batches": -(-broadcasts // schedule.messages_per_period),
-                 "lags": "none: the whole run list scheduled on the trees",
-                 "largest_lag": 0, "transfers": how, "version": schedule.version}
-        yield (max(e for _, e in times),
-               lambda u=unit, t=transfers, a=about, x=times:
-               at_times("steady schedule", nodes, source, broadcasts, u, t, a, x))
+    times = execute(transfers, len(nodes), source)
+    about = {"period": schedule.period, "messages_per_period": schedule.messages_per_period,
+             "batches": -(-broadcasts // schedule.messages_per_period),
+             "lags": "none: the whole run list scheduled on the trees", "largest_lag": 0,
+             "transfers": "one per message, merged where back to back",
+             "version": schedule.version}
+    return (max(e for _, e in times),
+            lambda: at_times("steady schedule", nodes, source, broadcasts, unit, transfers,
+                             about, times))
 
 
 def _unrolled(schedule: Schedule, broadcasts: int, lagged: bool, split: bool):

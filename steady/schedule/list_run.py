@@ -33,7 +33,7 @@ from dataclasses import dataclass
 
 from ..numbers import lcm_of_denominators
 from .timed import integer_shares, link_full, link_shares
-from .tree_order import busier_port
+from .tree_order import _children, busier_port
 
 Arc = tuple[str, str]
 
@@ -57,27 +57,20 @@ def tree_of_messages(weights: list[int], messages: int) -> list[int]:
 
 @dataclass(frozen=True)
 class ListRun:
-    """``messages`` broadcasts list scheduled: ``sends`` are (tail, head, broadcast,
-    start) in placement order, times in ticks (``unit`` ticks per time unit), each
-    lasting ``cost[(tail, head)]`` ticks; ``tree_of`` gives each broadcast's tree."""
+    """Broadcasts list scheduled: ``sends`` are (tail, head, broadcast, start) in
+    placement order, times in ticks (``unit`` ticks per time unit), each lasting
+    ``cost[(tail, head)]`` ticks; ``tree_of`` gives each broadcast's tree."""
 
     unit: int
     cost: dict
     sends: list
     tree_of: list
-    messages: int
-
-    def makespan(self) -> int:
-        return max((start + self.cost[(u, v)] for u, v, _, start in self.sends), default=0)
 
 
 def list_run(platform, trees, messages: int) -> ListRun:
     """The list run (module docstring) of ``messages`` broadcasts over ``trees``
     [(parent map, weight)]."""
-    children: list[dict] = [{} for _ in trees]
-    for l, (parent, _) in enumerate(trees):
-        for child, par in parent.items():
-            children[l].setdefault(par, []).append(child)
+    children = [_children(parent) for parent, _ in trees]
     arcs = {(par, child) for parent, _ in trees for child, par in parent.items()}
     unit = lcm_of_denominators(platform.cost(*arc) for arc in arcs)
     cost = {arc: int(platform.cost(*arc) * unit) for arc in arcs}
@@ -138,7 +131,7 @@ def list_run(platform, trees, messages: int) -> ListRun:
             left -= 1
         if left and not events:  # pragma: no cover - a sender always holds something
             raise AssertionError("list run stalled with broadcasts left")
-    return ListRun(unit, cost, sends, tree_of, messages)
+    return ListRun(unit, cost, sends, tree_of)
 
 
 def _work(trees, tree_of, cost) -> tuple[dict, dict]:

@@ -39,8 +39,10 @@ from __future__ import annotations
 
 import heapq
 import math
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from fractions import Fraction
+from functools import cached_property
+from typing import Callable
 
 from ..errors import InputError
 from ..inputs import as_platform
@@ -48,11 +50,12 @@ from ..network.rows import conflicting_arcs, has_link_rows, link_loads, shared_l
 from ..numbers import lcm_of_denominators
 from ..schedule_file import (TIMED, PriceCertificate, Schedule, TimedTransfer, TreeEntry,
                              timed)
+from ..throughput import compact_trees, throughput as optimal_throughput
 from .branchings import root_connectivity, weighted_branchings
 from .packing import dinkelbach_weights, exact_ratio
 from .periodic import integer_trees as branching_trees, periodic_schedule
-from .tree_order import (LIST_SLOTS, RELABEL_SLOTS, busier_port, follow_arrivals,
-                         tree_list_schedule, warmup_periods)
+from .tree_order import (LIST_SLOTS, RELABEL_SLOTS, busier_port, extend_runs,
+                         follow_arrivals, tree_list_schedule, warmup_periods)
 
 Arc = tuple[str, str]
 
@@ -96,21 +99,18 @@ FAMILY_NODES = 300
 FAMILY_MESSAGES = 4096
 
 
+@dataclass
 class TreeFamily:
     """A family of optimal trees with rates, named, built when first asked for
     (``trees``): the second family costs an LP and a packing that a first family at
     the optimum makes useless."""
 
-    def __init__(self, name: str, build):
-        self.name = name
-        self._build = build
-        self._trees = None
+    name: str
+    build: Callable[[], list]
 
-    @property
+    @cached_property
     def trees(self) -> list[tuple[dict, Fraction]]:
-        if self._trees is None:
-            self._trees = self._build()
-        return self._trees
+        return self.build()
 
 
 def tree_families(platform, result) -> list[TreeFamily]:
@@ -126,9 +126,7 @@ def tree_families(platform, result) -> list[TreeFamily]:
                            lambda: optimum_trees(platform, result))]
     if result.trees and len(platform.nodes) <= FAMILY_NODES:
         def from_cuts():
-            from ..throughput import throughput
-
-            cuts = throughput(platform, "cuts")
+            cuts = optimal_throughput(platform, "cuts")
             return rounded_branchings(platform, cuts.n, cuts.throughput)
 
         families.append(TreeFamily("branchings of the cut method's optimum", from_cuts))
@@ -143,8 +141,6 @@ def rounded_branchings(platform, rates, optimum: Fraction) -> list[tuple[dict, F
     basic optimum of the tree master over them (:func:`steady.throughput.compact_trees`:
     ports and shared links respected, at most one tree per row).  Flooring keeps every
     capacity within n_e·S, so the rates w/S fit wherever n fits."""
-    from ..throughput import compact_trees
-
     scale = max(1, math.ceil(FAMILY_MESSAGES / optimum))
     capacities = {arc: math.floor(x * scale) for arc, x in rates.items()}
     k = root_connectivity(platform, capacities)
@@ -423,11 +419,12 @@ def _following_trees(source, trees, transfers, cost, unit: int, makespan: int,
         end = max(s + n * cost[arc] for (_, arc), runs in option.items() for s, n in runs)
         if end > makespan:
             continue
-        relabelled = follow_arrivals(source, trees, _slots(option, cost), cost)
-        for w, found in ([(warmup_periods(source, trees, option, cost), option)]
-                         + ([relabelled] if relabelled else [])):
-            if w < warmup and sum(map(len, found.values())) <= most:
-                best, warmup = found, w
+        found = [follow_arrivals(source, trees, _slots(option, cost), cost)]
+        if option is not pieces:   # the plain one's W is known already
+            found.append((warmup_periods(source, trees, option, cost), option))
+        for w, timetable in filter(None, found):
+            if w < warmup and sum(map(len, timetable.values())) <= most:
+                best, warmup = timetable, w
     if best is pieces:
         return transfers
     return [TimedTransfer(arc[0], arc[1], l, n, Fraction(s, unit))
@@ -571,11 +568,7 @@ def _greedy_runs(used: dict[Arc, int], cost: dict[Arc, int], key=None,
                 for lid, share in links[arc]:
                     in_use[lid] = in_use.get(lid, 0) + share
                 freed[end].append(("link", arc))
-            arc_runs = runs[arc]
-            if arc_runs and arc_runs[-1][0] + arc_runs[-1][1] * c == t:
-                arc_runs[-1][1] += k
-            else:
-                arc_runs.append([t, k])
+            extend_runs(runs[arc], t, k, c)
         if pending and not events:  # pragma: no cover - a free pair always exists
             raise AssertionError("list schedule stalled with messages left")
     return runs

@@ -41,6 +41,15 @@ def _bottom_up(children: dict, parent: dict) -> list[str]:
     return order[::-1]
 
 
+def extend_runs(runs: list, start: int, count: int, cost: int) -> None:
+    """Add ``count`` messages from ``start`` to a link's runs [[start, messages], ...]:
+    onto the last run when they follow it back to back (one transfer), else a new run."""
+    if runs and runs[-1][0] + runs[-1][1] * cost == start:
+        runs[-1][1] += count
+    else:
+        runs.append([start, count])
+
+
 # -- a list schedule that follows the trees ---------------------------------------------
 
 #: The tree-following list schedule looks at every (tree, link) of a free port pair at
@@ -143,11 +152,7 @@ def tree_list_schedule(source: str, trees, cost: dict, lower: int, slack: int = 
                 freed[end] = []
                 heapq.heappush(events, end)
             freed[end] += [("out", u, None), ("in", v, None), ("got", None, (l, v))]
-            runs = pieces.setdefault((l, arc), [])
-            if runs and runs[-1][0] + runs[-1][1] * c == t:
-                runs[-1][1] += 1
-            else:
-                runs.append([t, 1])
+            extend_runs(pieces.setdefault((l, arc), []), t, 1, c)
         if pending and not events:  # pragma: no cover - a woken pair always sends
             raise AssertionError("tree list schedule stalled with messages left")
     return pieces
@@ -204,11 +209,7 @@ def follow_arrivals(source: str, trees, slots: dict, cost: dict):
                     l = min(open_, key=lambda t: (height[t][v], t))
                 got[l] += 1
                 previous = l
-                runs = pieces.setdefault((l, arc), [])
-                if runs and runs[-1][0] + runs[-1][1] * cost[arc] == start:
-                    runs[-1][1] += 1
-                else:
-                    runs.append([start, 1])
+                extend_runs(pieces.setdefault((l, arc), []), start, 1, cost[arc])
             for l in on_arc[arc]:
                 arrivals[(l, v)] = [s + (k + 1) * cost[arc]
                                     for s, n in pieces[(l, arc)] for k in range(n)]

@@ -28,7 +28,9 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 from ..numbers import format_exact
-from .horizon import Phases, bound, delivered, phases, whole_batches
+from .engine import TooLarge
+from .horizon import Phases, bound, delivered, horizon_report, phases, whole_batches
+from .listed import LISTED, listed_horizon, listed_report
 from .unroll import FORWARDING, PeriodicPattern
 
 #: Messages per period tried by default, in increasing order, while the period stays
@@ -171,10 +173,6 @@ def best_for_horizon(platform, result, horizon, max_events: int, ladder=LADDER,
     :class:`~steady.simulate.engine.TooLarge` when its transfers exceed
     ``max_events``.  ``stage(name)`` is told each stage ("timed schedules",
     "simulation", "list run")."""
-    from .engine import TooLarge
-    from .horizon import horizon_report
-    from .listed import LISTED, listed_horizon, listed_report
-
     rules = tuple(rules or FORWARDING + (LISTED,))
     stage = stage or (lambda name: None)
     stage("timed schedules")
@@ -188,10 +186,12 @@ def best_for_horizon(platform, result, horizon, max_events: int, ladder=LADDER,
                                 choice=plan.to_dict())
     if LISTED in rules:
         stage("list run")
-        run = listed_horizon(plan.finest, horizon, result.throughput, max_events)
-        if run is None and report is None:
-            raise TooLarge(f"floor(K·TP*) broadcasts to {len(platform.nodes) - 1} nodes are "
-                           f"more single transfers than the budget of {max_events}")
+        try:
+            run = listed_horizon(plan.finest, horizon, result.throughput, max_events)
+        except TooLarge:
+            if report is None:
+                raise
+            run = None
         if run is not None and (report is None or run.delivered > report.delivered):
             choice = dict(plan.to_dict(), listed_over=_figures(plan.finest),
                           periods_delivered=None if report is None else report.delivered)

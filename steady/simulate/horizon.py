@@ -224,42 +224,34 @@ class HorizonReport:
     completion: tuple = ()               # list run: when each broadcast is everywhere
 
     def to_dict(self) -> dict:
-        """The ``steady simulate --json`` document: exact numbers as ``p/q`` text."""
-        p = self.phases or _no_phases(self.listed)
+        """The ``steady simulate --json`` document: exact numbers as ``p/q`` text; a
+        list run has no periods, hence null phases."""
+        p = self.phases
+        shape = self.listed if p is None else {"period": p.period,
+                                               "messages_per_period": p.messages_per_period}
         doc = {"horizon": format_exact(self.horizon), "delivered": self.delivered,
                "bound": format_exact(self.bound),
                "ratio": None if self.ratio is None else format_exact(self.ratio),
                "optimum": format_exact(self.optimum), "optimum_from": self.optimum_source,
                "throughput": format_exact(self.throughput),
                "forwarding": self.forwarding,
-               "batches": self.batches, "period": format_exact(p.period),
-               "messages_per_period": p.messages_per_period,
-               "warmup_periods": p.warmup_periods,
-               "init": format_exact(p.init), "cleanup": format_exact(p.cleanup),
-               "pipelined_phase": format_exact(p.pipelined),
-               "paper_init": format_exact(p.paper_init),
-               "paper_cleanup": format_exact(p.paper_cleanup),
-               "simulated": self.simulated, "transfers": self.transfers,
-               "largest_checkable_horizon": None if self.largest_checkable is None
-               else format_exact(self.largest_checkable),
-               "violations": list(self.violations)}
+               "batches": self.batches, "period": format_exact(shape["period"]),
+               "messages_per_period": shape["messages_per_period"],
+               "warmup_periods": None if p is None else p.warmup_periods}
+        for key, field_ in (("init", "init"), ("cleanup", "cleanup"),
+                            ("pipelined_phase", "pipelined"), ("paper_init", "paper_init"),
+                            ("paper_cleanup", "paper_cleanup")):
+            doc[key] = None if p is None else format_exact(getattr(p, field_))
+        doc.update({"simulated": self.simulated, "transfers": self.transfers,
+                    "largest_checkable_horizon": None if self.largest_checkable is None
+                    else format_exact(self.largest_checkable),
+                    "violations": list(self.violations)})
         if self.choice is not None:
             doc["choice"] = self.choice
         if self.listed is not None:
             doc["listed"] = {k: v if isinstance(v, int) else format_exact(v)
                              for k, v in self.listed.items()}
-            for key in ("warmup_periods", "init", "cleanup", "pipelined_phase",
-                        "paper_init", "paper_cleanup"):
-                doc[key] = None   # a list run has no periods, hence no phases
         return doc
-
-
-def _no_phases(listed: dict) -> Phases:
-    """Placeholder phases of a list run (to_dict replaces them by None): its schedule's
-    period and messages per period only."""
-    zero = Fraction(0)
-    return Phases(zero, zero, 0, listed["period"], listed["messages_per_period"], zero,
-                  zero, zero)
 
 
 def horizon_report(schedule, horizon, max_events: int = MAX_EVENTS, optimum=None,

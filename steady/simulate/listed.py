@@ -21,7 +21,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from ..schedule.list_run import list_run
-from .engine import Simulation, check_events
+from .engine import Simulation, TooLarge, check_events
+from .horizon import HorizonReport, bound
 
 #: The name of this way of running, beside the forwarding rules of :mod:`.unroll`.
 LISTED = "listed"
@@ -40,19 +41,16 @@ class ListedRun:
     last: Fraction
     simulation: Simulation
 
-    def completion(self) -> list[Fraction]:
-        """When each broadcast reaches every node (for the plot)."""
-        return self.simulation.completion
 
-
-def listed_horizon(schedule, horizon, optimum: Fraction, max_events: int) -> ListedRun | None:
-    """The list run for horizon K on ``schedule``'s trees, or None when its
+def listed_horizon(schedule, horizon, optimum: Fraction, max_events: int) -> ListedRun:
+    """The list run for horizon K on ``schedule``'s trees; :class:`TooLarge` when its
     floor(K·TP*)·(|V| - 1) single transfers exceed ``max_events``."""
     platform = schedule.platform
     k = Fraction(horizon)
     messages = math.floor(k * optimum)
-    if messages < 1 or messages * (len(platform.nodes) - 1) > max_events:
-        return None
+    if messages * (len(platform.nodes) - 1) > max_events:
+        raise TooLarge(f"floor(K·TP*) = {messages} broadcasts to {len(platform.nodes) - 1} "
+                       f"nodes are more single transfers than the budget of {max_events}")
     run = list_run(platform, [(t.parent, t.weight) for t in schedule.trees], messages)
     events = [(u, v, x, start, start + run.cost[(u, v)]) for u, v, x, start in run.sends]
     sim = check_events(platform, events, messages, run.unit)
@@ -67,8 +65,6 @@ def listed_report(run: ListedRun, horizon, optimum: Fraction, choice: dict | Non
                   source: str = "exact optimum"):
     """The :class:`~steady.simulate.horizon.HorizonReport` of a list run: no phases (no
     periods), ``listed`` = its figures; Lemma 7 asserted."""
-    from .horizon import HorizonReport, bound
-
     k = Fraction(horizon)
     bound_k = bound(optimum, k)
     if run.delivered > bound_k:
@@ -82,4 +78,4 @@ def listed_report(run: ListedRun, horizon, optimum: Fraction, choice: dict | Non
                          Fraction(run.delivered) / bound_k if bound_k else None, 0, None,
                          True, run.simulation.transfers, (), None, optimum, source,
                          "listed", schedule.throughput, choice, figures,
-                         tuple(run.completion()))
+                         tuple(run.simulation.completion))
