@@ -1,6 +1,7 @@
 """Benchmark: finite horizons and PIPE with short timed schedules (issue 24, item 6).
 
-1. `steady simulate PLATFORM --horizon 100000`: for every steady-platform sample and for
+1. `steady simulate PLATFORM --horizon 100000`: for every steady-platform sample (with
+   samples/simgrid's) and for
    random platforms of 10 to 65 nodes (steady.generators), the timed schedule and
    forwarding rule picked (M, messages per period, certified ratio, rule; "listed" when
    the list run on the best trees wins), the messages delivered by K (exact,
@@ -31,9 +32,11 @@ def sample_platforms():
     from steady.errors import InputError
     from steady.platform import Platform
 
-    for path in sorted((ROOT / "samples").glob("*.json")):
+    paths = sorted((ROOT / "samples").glob("*.json"))
+    paths += sorted((ROOT / "samples" / "simgrid").glob("*.json"))
+    for path in paths:
         try:
-            yield f"samples/{path.name}", Platform.from_file(path)
+            yield str(path.relative_to(ROOT)), Platform.from_file(path)
         except InputError:       # a grid, an Ethernet cluster: another format
             continue
 

@@ -26,7 +26,9 @@ start time (steady-schedule version 2), built in three steps:
    merged into one transfer per tree.  The period is the makespan, never below the
    largest port load (checked exactly).  A second list schedule that follows the trees
    (:mod:`.tree_order`) replaces it when it is as short and its pipelined warm-up is
-   shorter (finite runs then lose less).
+   shorter (finite runs then lose less).  With shared links and equal link costs,
+   rounds (:mod:`.rounds`: König matchings, Kempe swaps until every link fits) replace
+   it when they end earlier.
 
 Steps 1-3 run on two families of optimal trees when the platform is small enough
 (:func:`tree_families`), and the faster schedule is kept.
@@ -54,6 +56,7 @@ from ..throughput import compact_trees, throughput as optimal_throughput
 from .branchings import root_connectivity, weighted_branchings
 from .packing import dinkelbach_weights, exact_ratio
 from .periodic import integer_trees as branching_trees, periodic_schedule
+from .rounds import link_rounds, rounds_needed
 from .tree_order import (LIST_SLOTS, RELABEL_SLOTS, busier_port, extend_runs,
                          follow_arrivals, tree_list_schedule, warmup_periods)
 
@@ -377,6 +380,8 @@ def list_schedule(platform, trees) -> tuple[list[TimedTransfer], Fraction]:
             for port, end in ends.items():  # ports that ended late go first next round
                 if end > lower:
                     boost[port] = boost.get(port, 0) + end - lower
+    if links and best[0] > lower:
+        best = _link_rounds(used, cost, links, best[0]) or best
     makespan, _, runs = best
     transfers = []
     for arc, arc_runs in runs.items():
@@ -386,6 +391,45 @@ def list_schedule(platform, trees) -> tuple[list[TimedTransfer], Fraction]:
                                      makespan, lower, budget)
     transfers.sort(key=lambda t: (t.start, t.tail, t.head))
     return transfers, Fraction(makespan, unit)
+
+
+def _link_rounds(used, cost, links, makespan: int):
+    """(makespan, pieces, runs) of a timetable in rounds (:mod:`.rounds`) when every
+    used link costs the same and its rounds end before ``makespan``; else None.  Rounds
+    that share links are put next to each other, so that their transfers merge."""
+    if len(set(cost.values())) != 1:
+        return None
+    c = next(iter(cost.values()))
+    parts, capacity = integer_shares(links)
+    need = rounds_needed(used, parts, capacity)
+    if need * c >= makespan:
+        return None
+    found = link_rounds(used, parts, capacity, need)
+    if found is None:
+        return None
+    runs: dict[Arc, list] = {arc: [] for arc in used}
+    for i, arcs in enumerate(_chained(found)):
+        for arc in sorted(arcs):
+            extend_runs(runs[arc], i * c, 1, c)
+    return need * c, sum(map(len, runs.values())), runs
+
+
+#: Rounds that :func:`_chained` orders (its work grows with their square).
+CHAIN_ROUNDS = 1_000
+
+
+def _chained(rounds: list[set]) -> list[set]:
+    """The rounds in an order where each shares the most links with the one before
+    (greedy; up to :data:`CHAIN_ROUNDS` rounds, else as they are)."""
+    if len(rounds) > CHAIN_ROUNDS:
+        return rounds
+    left = list(range(1, len(rounds)))
+    order = [0]
+    while left:
+        last = rounds[order[-1]]
+        i = max(range(len(left)), key=lambda j: (len(last & rounds[left[j]]), -j))
+        order.append(left.pop(i))
+    return [rounds[i] for i in order]
 
 
 #: Slack (fractions of the largest port load) under which a port pair of the tree-following

@@ -1,0 +1,130 @@
+"""Rounds on shared links (steady.schedule.rounds; proofs/timed-schedule.md, "Rounds on
+shared links")."""
+
+from __future__ import annotations
+
+import random
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from steady.platform import Platform
+from steady.schedule.matchings import max_weighted_degree
+from steady.schedule.rounds import _Rounds, check_rounds, link_rounds, rounds_needed
+from steady.schedule.timed import check_timetable, timed_schedule
+from steady.throughput import throughput
+from steady.verify import verify
+
+SAMPLES = Path(__file__).resolve().parent.parent / "samples"
+
+
+def test_nancy_reaches_the_optimum_in_rounds():
+    """samples/simgrid/g5k-nancy-21.json at M = 200: the counts of 164 messages are
+    exact (the busiest port and link need 164 rounds of 1/125); the list schedule took
+    169 rounds (ratio 164/169), the rounds take 164: ratio exactly 1, verified."""
+    platform = Platform.from_file(SAMPLES / "simgrid/g5k-nancy-21.json")
+    result = throughput(platform, "trees")
+    schedule, stats = timed_schedule(platform, result, 200)
+    assert schedule.messages_per_period == 164
+    assert schedule.period == Fraction(164, 125)
+    assert stats["ratio"] == 1
+    check_timetable(platform, schedule)
+    assert verify(platform, schedule).ok
+
+
+@st.composite
+def multigraphs(draw):
+    """Counts on arcs between 2-5 senders and receivers, and 1-3 shared links each
+    crossed by some arcs with integer parts of capacity 2-4."""
+    nodes = [f"n{i}" for i in range(draw(st.integers(2, 5)))]
+    arcs = [(u, v) for u in nodes for v in nodes if u != v]
+    chosen = draw(st.lists(st.sampled_from(arcs), min_size=1, max_size=8, unique=True))
+    used = {arc: draw(st.integers(1, 4)) for arc in chosen}
+    capacity = {f"l{i}": draw(st.integers(2, 4)) for i in range(draw(st.integers(1, 3)))}
+    parts: dict = {}
+    for arc in chosen:
+        for lid, cap in capacity.items():
+            if draw(st.booleans()):
+                parts.setdefault(arc, []).append((lid, draw(st.integers(1, cap))))
+    return used, parts, capacity
+
+
+@given(multigraphs(), st.integers(0, 3))
+@settings(max_examples=150, deadline=None)
+def test_rounds_found_are_matchings_within_the_links(case, extra):
+    """Whatever the search returns holds every count, in matchings that fit every
+    link (the postcondition, checked again here), in exactly the rounds asked for."""
+    used, parts, capacity = case
+    need = rounds_needed(used, parts, capacity)
+    found = link_rounds(used, parts, capacity, need + extra)
+    if found is not None:
+        assert len(found) == need + extra
+        check_rounds(used, parts, capacity, found)
+
+
+@given(multigraphs())
+@settings(max_examples=100, deadline=None)
+def test_without_link_pressure_the_koenig_rounds_are_kept(case):
+    """Links that no round can overload (capacity above every arc's parts together)
+    leave the largest port degree: Δ rounds, found at once (002 Thm 6)."""
+    used, parts, _ = case
+    roomy = {lid: 10 ** 6 for _, shares in parts.items() for lid, _ in shares}
+    found = link_rounds(used, parts, roomy, max_weighted_degree(used))
+    assert found is not None and len(found) == max_weighted_degree(used)
+
+
+def test_fewer_rounds_than_the_largest_degree_are_refused():
+    used = {("a", "b"): 3}
+    assert link_rounds(used, {}, {}, 2) is None
+    assert len(link_rounds(used, {}, {}, 3)) == 3
+
+
+@given(multigraphs(), st.integers(0, 2 ** 32 - 1), st.integers(1, 30))
+@settings(max_examples=100, deadline=None)
+def test_kempe_swaps_keep_matchings_and_counts(case, seed, steps):
+    """Every swap exchanges an alternating path or cycle between two rounds: both stay
+    matchings and every arc keeps its count, whatever the links say; the kept total
+    overload is the rounds' own."""
+    used, parts, capacity = case
+    from steady.schedule.matchings import weighted_edge_coloring
+
+    rounds = [set(m.edges) for m in weighted_edge_coloring(used) for _ in range(m.weight)]
+    state = _Rounds(rounds + [set()], parts, capacity)
+    rng = random.Random(seed)
+    for _ in range(steps):
+        if not state.total:
+            break
+        state.step(rng)
+    roomy = {lid: 10 ** 6 for lid in capacity}
+    check_rounds(used, parts, roomy, state.rounds)
+    assert state.total == _Rounds(state.rounds, parts, capacity).total
+
+
+def test_a_link_bound_above_the_ports_adds_rounds():
+    """Two disjoint arcs that each hold 2 of a link of capacity 3 cannot share a round:
+    the ports allow 1 round, the link needs 2 (4 parts / 3, rounded up), and the
+    search moves one arc into the added empty round."""
+    used = {("a", "b"): 1, ("c", "d"): 1}
+    parts = {("a", "b"): [("l", 2)], ("c", "d"): [("l", 2)]}
+    assert rounds_needed(used, parts, {"l": 3}) == 2
+    found = link_rounds(used, parts, {"l": 3}, 2)
+    assert sorted(map(sorted, found)) == [[("a", "b")], [("c", "d")]]
+
+
+@pytest.mark.parametrize("bad", [
+    [{("a", "b"), ("a", "c")}],          # a sends twice
+    [{("a", "b")}],                       # ("a", "c") missing
+    [{("a", "b")}, {("a", "c")}, {("a", "c")}],   # ("a", "c") twice
+])
+def test_the_postcondition_rejects(bad):
+    with pytest.raises(AssertionError):
+        check_rounds({("a", "b"): 1, ("a", "c"): 1}, {}, {}, bad)
+
+
+def test_the_postcondition_rejects_an_overloaded_link():
+    parts = {("a", "b"): [("l", 2)], ("c", "d"): [("l", 2)]}
+    with pytest.raises(AssertionError, match="shared link"):
+        check_rounds({("a", "b"): 1, ("c", "d"): 1}, parts, {"l": 3},
+                     [{("a", "b"), ("c", "d")}])
