@@ -30,6 +30,7 @@ def test_nancy_reaches_the_optimum_in_rounds():
     assert schedule.messages_per_period == 164
     assert schedule.period == Fraction(164, 125)
     assert stats["ratio"] == 1
+    assert stats["construction"] == "rounded counts, tree packing, rounds on shared links"
     check_timetable(platform, schedule)
     assert verify(platform, schedule).ok
 

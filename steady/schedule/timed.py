@@ -82,14 +82,13 @@ def timed_schedule(platform, result, max_messages: int,
         found = _timed_from(platform, result, family.trees, max_messages)
         if best is None or found[0].throughput > best[1][0].throughput:
             best = (family.name, found)
-    family, (schedule, messages, exact) = best
+    family, (schedule, messages, how) = best
     check_timetable(platform, schedule)
     loads = port_loads(platform, schedule.messages_per_link())
     stats = {"messages_target": messages, "trees": len(schedule.trees),
              "transfers": len(schedule.transfers), "largest_port_load": max(loads.values()),
              "ratio": schedule.throughput / result.throughput, "trees_from": family,
-             "construction": "exact optimum (002 §5.4.2), timed" if exact
-             else "rounded counts, tree packing, list schedule"}
+             "construction": how}
     return schedule, stats
 
 
@@ -155,18 +154,19 @@ def rounded_branchings(platform, rates, optimum: Fraction) -> list[tuple[dict, F
 
 
 def _timed_from(platform, result, trees, max_messages: int):
-    """(schedule, messages aimed at, exact?) built on ``trees``."""
+    """(schedule, messages aimed at, how it was built) built on ``trees``."""
     optimum = result.throughput
     exact = (None if has_link_rows(platform)  # 002 §5.4.2's steps hold ports only
              else _exact_if_short(platform, trees, result, max_messages))
     if exact is not None:
-        return exact, exact.messages_per_period, True
+        return exact, exact.messages_per_period, "exact optimum (002 §5.4.2), timed"
     messages, weights = best_packing(platform, trees, optimum, max_messages)
-    transfers, period = list_schedule(platform, weights)
+    transfers, period, how = timetable(platform, weights)
     if has_link_rows(platform):
-        weights, transfers, period = _best_on_links(
-            platform, trees, optimum, messages, (weights, transfers, period))
-    return _document(platform, weights, transfers, period, result), messages, False
+        weights, transfers, period, how = _best_on_links(
+            platform, trees, optimum, messages, (weights, transfers, period, how))
+    return (_document(platform, weights, transfers, period, result), messages,
+            f"rounded counts, tree packing, {how}")
 
 
 def _best_on_links(platform, trees, optimum, messages: int, found):
@@ -175,11 +175,11 @@ def _best_on_links(platform, trees, optimum, messages: int, found):
     prefers can schedule worse than the optimum's own rounded ones (samples/simgrid
     small_platform at M = 1000: 0.736 against 0.887): those, for the same number of
     messages, are list scheduled too, and the higher throughput N / period kept
-    (``found``: (weights, transfers, period) so far)."""
+    (``found``: (weights, transfers, period, how) so far)."""
     weights = integer_trees(platform, trees, optimum, messages)
-    transfers, period = list_schedule(platform, weights)
+    transfers, period, how = timetable(platform, weights)
     if sum(w for _, w in weights) * found[2] > sum(w for _, w in found[0]) * period:
-        return weights, transfers, period
+        return weights, transfers, period, how
     return found
 
 
@@ -343,10 +343,18 @@ def _usage(trees) -> dict[Arc, int]:
 # -- 3. the timetable ---------------------------------------------------------------
 
 def list_schedule(platform, trees) -> tuple[list[TimedTransfer], Fraction]:
-    """Greedy list schedule of the trees' messages (step 3): (transfers, period).  Each
+    """(transfers, period) of :func:`timetable`."""
+    transfers, period, _ = timetable(platform, trees)
+    return transfers, period
+
+
+def timetable(platform, trees) -> tuple[list[TimedTransfer], Fraction, str]:
+    """The period's timetable of the trees' messages (step 3): (transfers, period, how:
+    "list schedule" or "rounds on shared links").  Greedy list schedule: each
     priority rule of :data:`PRIORITIES` runs a few rounds (:func:`_runs_plan`), a port that
     ended after the largest port load gaining that much priority in the next round;
-    the shortest period wins (then the fewest transfers, within a budget)."""
+    the shortest period wins (then the fewest transfers, within a budget); with shared
+    links and equal costs, rounds (:func:`_link_rounds`) when they end earlier."""
     used = _usage(trees)
     unit = lcm_of_denominators(platform.cost(*arc) for arc in used)
     cost = {arc: int(platform.cost(*arc) * unit) for arc in used}
@@ -380,8 +388,11 @@ def list_schedule(platform, trees) -> tuple[list[TimedTransfer], Fraction]:
             for port, end in ends.items():  # ports that ended late go first next round
                 if end > lower:
                     boost[port] = boost.get(port, 0) + end - lower
+    how = "list schedule"
     if links and best[0] > lower:
-        best = _link_rounds(used, cost, links, best[0]) or best
+        rounds = _link_rounds(used, cost, links, best[0])
+        if rounds is not None:
+            best, how = rounds, "rounds on shared links"
     makespan, _, runs = best
     transfers = []
     for arc, arc_runs in runs.items():
@@ -390,7 +401,7 @@ def list_schedule(platform, trees) -> tuple[list[TimedTransfer], Fraction]:
         transfers = _following_trees(platform.source, trees, transfers, cost, unit,
                                      makespan, lower, budget)
     transfers.sort(key=lambda t: (t.start, t.tail, t.head))
-    return transfers, Fraction(makespan, unit)
+    return transfers, Fraction(makespan, unit), how
 
 
 def _link_rounds(used, cost, links, makespan: int):
