@@ -129,3 +129,60 @@ def test_the_postcondition_rejects_an_overloaded_link():
     with pytest.raises(AssertionError, match="shared link"):
         check_rounds({("a", "b"): 1, ("c", "d"): 1}, parts, {"l": 3},
                      [{("a", "b"), ("c", "d")}])
+
+
+@st.composite
+def equal_cost_clusters(draw):
+    """A platform whose links all cost 1, with 1-3 shared network links, each crossed by
+    some arcs and holding 1, 1/2, 1/3 or 2/3 of their speed."""
+    from steady.network import Network, NetworkLink
+    from steady.platform import Link
+    from steady.strategies import platforms
+
+    p = draw(platforms(min_nodes=3, max_nodes=6))
+    p = p.replace_links(Link(l.tail, l.head, Fraction(1)) for l in p.links)
+    links, routes = [], {}
+    for k in range(draw(st.integers(1, 3))):
+        crossing = draw(st.lists(st.sampled_from(list(p.arcs)), min_size=2, unique=True))
+        share = draw(st.sampled_from([Fraction(1), Fraction(1, 2), Fraction(1, 3),
+                                      Fraction(2, 3)]))
+        links.append(NetworkLink(f"l{k}", share))
+        for arc in crossing:
+            routes.setdefault(arc, []).append(f"l{k}")
+    return Platform(p.source, p.links, p.nodes, p.name, network=Network(links, routes))
+
+
+@given(equal_cost_clusters(), st.integers(1, 12))
+@settings(max_examples=40, deadline=None)
+def test_timetables_in_rounds_verify_and_are_as_short_as_their_counts_allow(platform, m):
+    """On equal-cost platforms with shared links: the timed schedule passes verify;
+    and its trees' counts, timed in rounds (forced here: the list schedule is often as
+    short on such small platforms), give a timetable that passes verify too, whose
+    period is the fewest rounds the counts need (the largest port degree or link
+    load): no timetable of those counts is shorter."""
+    from steady.schedule.timed import (_document, _link_rounds, _split_by_tree, _usage,
+                                       integer_shares, link_shares)
+
+    result = throughput(platform, "trees")
+    schedule, _ = timed_schedule(platform, result, m)
+    assert verify(platform, schedule).ok
+    trees = [(t.parent, t.weight) for t in schedule.trees]
+    used = _usage(trees)
+    cost = {arc: 1 for arc in used}
+    links = link_shares(platform, used)
+    found = _link_rounds(used, cost, links, 10 ** 9)
+    if found is None:
+        return
+    makespan, _, runs = found
+    parts, capacity = integer_shares(links)
+    assert makespan == rounds_needed(used, parts, capacity)
+    per_tree = {arc: [] for arc in used}
+    for l, (parent, w) in enumerate(trees):
+        for child, par in parent.items():
+            per_tree[(par, child)].append((l, w))
+    transfers = [t for arc, rs in runs.items()
+                 for t in _split_by_tree(arc, rs, per_tree[arc], 1, 1)]
+    rounds = _document(platform, trees, transfers, Fraction(makespan), result)
+    check_timetable(platform, rounds)
+    assert verify(platform, rounds).ok
+    assert rounds.period <= schedule.period
