@@ -186,3 +186,59 @@ def test_timetables_in_rounds_verify_and_are_as_short_as_their_counts_allow(plat
     check_timetable(platform, rounds)
     assert verify(platform, rounds).ok
     assert rounds.period <= schedule.period
+
+
+# -- the fixed-speed bound (steady.network.fixed_speed) ----------------------------------
+
+def test_dragonfly_no_fixed_speed_schedule_beats_five_sixths():
+    """samples/simgrid/cluster_dragonfly-24.json: TP* = 60 with link rows; the k-rows
+    prove exactly 50 for every schedule whose transfers keep their speed, and the timed
+    schedules reach it (ratio 5/6 of TP*, i.e. 1 of the fixed-speed bound)."""
+    from steady.network.fixed_speed import _proved, fixed_speed_bound
+
+    platform = Platform.from_file(SAMPLES / "simgrid/cluster_dragonfly-24.json")
+    result = throughput(platform, "trees")
+    bound = fixed_speed_bound(platform)
+    assert result.throughput == 60 and bound.bound == 50
+    assert all(p >= 0 for prices in (bound.out_prices, bound.in_prices, bound.link_prices)
+               for p in prices.values()) and min(bound.row_prices) >= 0
+    again = _proved(platform, bound.rows, bound.out_prices, bound.in_prices,
+                    bound.link_prices, bound.row_prices)
+    assert again.bound == 50 and again.tree_cost == bound.tree_cost
+    schedule, stats = timed_schedule(platform, result, 2)
+    assert schedule.throughput == 50 and stats["ratio"] == Fraction(5, 6)
+
+
+def test_without_binding_k_rows_the_bound_is_the_optimum():
+    """samples/simgrid/g5k-nancy-21.json: its shared links' k-rows do not bind; the
+    bound is TP* = 125 exactly (reached by the rounds at M = 200)."""
+    from steady.network.fixed_speed import fixed_speed_bound
+
+    platform = Platform.from_file(SAMPLES / "simgrid/g5k-nancy-21.json")
+    assert fixed_speed_bound(platform).bound == throughput(platform, "trees").throughput == 125
+
+
+@given(equal_cost_clusters(), st.integers(1, 8))
+@settings(max_examples=30, deadline=None)
+def test_no_timed_schedule_beats_the_fixed_speed_bound(platform, m):
+    """The k-rows hold for every timetable: its throughput never exceeds the bound
+    (which the exact arborescence check proves from any prices)."""
+    from steady.network.fixed_speed import fixed_speed_bound
+
+    schedule, _ = timed_schedule(platform, throughput(platform, "trees"), m)
+    assert schedule.throughput <= fixed_speed_bound(platform).bound
+
+
+def test_simulate_reports_the_fixed_speed_bound(capsys):
+    import json
+
+    from helpers import run
+
+    path = SAMPLES / "simgrid/cluster_dragonfly-24.json"
+    code, out, _ = run(capsys, "simulate", path, "--horizon", "100", "--max-messages", "2",
+                       "--json")
+    doc = json.loads(out)
+    assert code == 0
+    assert Fraction(doc["fixed_speed_bound"]) == 100 * 50
+    assert Fraction(doc["fixed_speed_ratio"]) == Fraction(doc["delivered"], 5000)
+    assert Fraction(doc["bound"]) == 100 * 60

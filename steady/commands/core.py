@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import sys
 from dataclasses import replace
+from fractions import Fraction
 
 from ..errors import InputError
 from ..numbers import format_exact
@@ -318,6 +319,7 @@ def _print_simulation(report, schedule, written=None) -> None:
         ("bound K·TP*", f"{n(report.bound)} (Lemma 7; TP* = {n(report.optimum)}, "
                         f"{report.optimum_source})"),
         ("ratio", "-" if report.ratio is None else n(report.ratio)),
+        *_fixed_speed_rows(report, n),
         ("schedule", which),
         ("its ratio", ("-" if own is None else f"{n(own)} of TP* (throughput "
                        f"{n(report.throughput)})") + f"; {_rule_text(report)}")]
@@ -325,6 +327,19 @@ def _print_simulation(report, schedule, written=None) -> None:
     if written:
         rows.append(("file", f"{written} (the schedule, steady-schedule version 2)"))
     print_sheet(rows)
+
+
+def _fixed_speed_rows(report, n) -> list[tuple[str, str]]:
+    """With shared links whose k-rows bind: K times the fixed-speed bound (no schedule
+    whose transfers keep their speed delivers more) and the ratio to it."""
+    if report.fixed_speed is None:
+        return []
+    k_bound = report.horizon * report.fixed_speed
+    return [("fixed-speed bound", f"{n(k_bound)} (K x {n(report.fixed_speed)}: transfers "
+                                  "keep their speed, so arcs holding more than 1/(k+1) of "
+                                  "a shared link run at most k at once; "
+                                  "proofs/network-links.md)"),
+            ("ratio to it", n(Fraction(report.delivered) / k_bound))]
 
 
 def _rule_text(report) -> str:

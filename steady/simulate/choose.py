@@ -24,9 +24,10 @@ node) and the phase lengths.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 
+from ..network.fixed_speed import fixed_speed_bound
 from ..numbers import format_exact
 from .engine import TooLarge
 from .horizon import Phases, bound, delivered, horizon_report, phases, whole_batches
@@ -172,7 +173,9 @@ def best_for_horizon(platform, result, horizon, max_events: int, ladder=LADDER,
     "period", "pipelined", "listed" (default all); "listed" alone raises
     :class:`~steady.simulate.engine.TooLarge` when its transfers exceed
     ``max_events``.  ``stage(name)`` is told each stage ("timed schedules",
-    "simulation", "list run")."""
+    "simulation", "list run").  With shared links whose k-rows bind, the report also
+    carries the fixed-speed bound (:mod:`steady.network.fixed_speed`): no schedule
+    whose transfers keep their speed delivers more than K times it."""
     rules = tuple(rules or FORWARDING + (LISTED,))
     stage = stage or (lambda name: None)
     stage("timed schedules")
@@ -197,6 +200,9 @@ def best_for_horizon(platform, result, horizon, max_events: int, ladder=LADDER,
                           periods_delivered=None if report is None else report.delivered)
             report = listed_report(run, horizon, result.throughput, choice)
             schedule = plan.finest
+    speed = fixed_speed_bound(platform)
+    if speed is not None and speed.bound < result.throughput:
+        report = replace(report, fixed_speed=speed.bound)
     return schedule, report
 
 

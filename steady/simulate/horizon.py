@@ -222,6 +222,7 @@ class HorizonReport:
     choice: dict | None = None           # steady.simulate.choose: how it was picked
     listed: dict | None = None           # the list run's figures, when it was picked
     completion: tuple = ()               # list run: when each broadcast is everywhere
+    fixed_speed: Fraction | None = None  # shared links: no fixed-speed schedule beats it
 
     def to_dict(self) -> dict:
         """The ``steady simulate --json`` document: exact numbers as ``p/q`` text; a
@@ -246,6 +247,10 @@ class HorizonReport:
                     "largest_checkable_horizon": None if self.largest_checkable is None
                     else format_exact(self.largest_checkable),
                     "violations": list(self.violations)})
+        if self.fixed_speed is not None:
+            k_bound = self.horizon * self.fixed_speed
+            doc["fixed_speed_bound"] = format_exact(k_bound)
+            doc["fixed_speed_ratio"] = format_exact(Fraction(self.delivered) / k_bound)
         if self.choice is not None:
             doc["choice"] = self.choice
         if self.listed is not None:
