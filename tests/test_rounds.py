@@ -242,3 +242,11 @@ def test_simulate_reports_the_fixed_speed_bound(capsys):
     assert Fraction(doc["fixed_speed_bound"]) == 100 * 50
     assert Fraction(doc["fixed_speed_ratio"]) == Fraction(doc["delivered"], 5000)
     assert Fraction(doc["bound"]) == 100 * 60
+
+
+def test_prices_that_leave_a_tree_free_prove_no_bound():
+    from steady.network.fixed_speed import _proved, k_rows
+
+    platform = Platform.from_file(SAMPLES / "simgrid/g5k-nancy-21.json")
+    rows = k_rows(platform)
+    assert _proved(platform, rows, {}, {}, {}, tuple(0 for _ in rows)) is None
