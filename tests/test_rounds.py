@@ -250,3 +250,12 @@ def test_prices_that_leave_a_tree_free_prove_no_bound():
     platform = Platform.from_file(SAMPLES / "simgrid/g5k-nancy-21.json")
     rows = k_rows(platform)
     assert _proved(platform, rows, {}, {}, {}, tuple(0 for _ in rows)) is None
+
+
+def test_more_rounds_than_the_bound_are_not_tried():
+    """The search keeps one set per round: beyond MAX_ROUNDS it is not started (a
+    period of 10^6 messages on a SimGrid cluster keeps its list schedule)."""
+    from steady.schedule.rounds import MAX_ROUNDS
+
+    used = {("a", "b"): MAX_ROUNDS + 1}
+    assert link_rounds(used, {}, {}, MAX_ROUNDS + 1) is None

@@ -28,7 +28,7 @@ from __future__ import annotations
 import math
 import random
 
-from .matchings import weighted_edge_coloring
+from .matchings import max_weighted_degree, weighted_edge_coloring
 
 Arc = tuple[str, str]
 
@@ -50,10 +50,10 @@ def link_rounds(used: dict[Arc, int], parts: dict, capacity: dict, rounds: int,
     arc ``used[arc]`` times and in which every shared link's parts (``parts``: {arc:
     [(link id, part)]}, ``capacity``: {link id: capacity}) fit; None when the bounded
     search does not find them or ``rounds`` is below the largest degree."""
+    if rounds > MAX_ROUNDS or max_weighted_degree(used) > rounds:
+        return None   # checked first: the colouring below has one set per round
     colouring = [set(m.edges) for m in weighted_edge_coloring(used)
                  for _ in range(m.weight)]
-    if len(colouring) > rounds or rounds > MAX_ROUNDS:
-        return None
     state = _Rounds(colouring + [set() for _ in range(rounds - len(colouring))],
                     parts, capacity)
     rng = random.Random(seed)
