@@ -6,7 +6,9 @@
    forwarding rule picked (M, messages per period, certified ratio, rule; "listed" when
    the list run on the best trees wins), the messages delivered by K (exact,
    steady.simulate.choose.best_for_horizon, as the command) over Lemma 7's K·TP* (goal:
-   >= 0.99), and the wall time of the choice (with the message-level check).
+   >= 0.99), and the wall time of the choice (with the message-level check); with
+   shared links whose k-rows bind, also the fixed-speed bound (no schedule whose
+   transfers keep their speed delivers more; steady.network.fixed_speed).
 2. `steady pipe PLATFORM --size 1000000`: makespan / (L·T*) on 10-node meshes (goal:
    <= 1.05; L·T* is the lower bound of Lemma 7, start-ups only add to it), on the
    10-node samples, and the pattern chosen; median over the meshes.
@@ -67,7 +69,12 @@ def simulate_row(label, platform, horizon) -> Fraction:
           f"{schedule.messages_per_period:>5} "
           f"{float(schedule.throughput / result.throughput):>8.4f} "
           f"{report.forwarding:<9} {w:>3} {report.delivered:>7} {float(ratio):>8.4f} "
-          f"{'yes' if ratio >= Fraction(99, 100) else 'NO':>4} {seconds:>7.1f}s", flush=True)
+          f"{'yes' if ratio >= Fraction(99, 100) else 'NO':>4} {seconds:>7.1f}s"
+          + ("" if report.fixed_speed is None else
+             f"  (fixed-speed bound {float(report.fixed_speed / result.throughput):.4f} "
+             f"of TP*: delivered / it "
+             f"{float(report.delivered / (horizon * report.fixed_speed)):.6f})"),
+          flush=True)
     return ratio
 
 
