@@ -407,7 +407,7 @@ def timetable(platform, trees) -> tuple[list[TimedTransfer], Fraction, str]:
 def _link_rounds(used, cost, links, makespan: int):
     """(makespan, pieces, runs) of a timetable in rounds (:mod:`.rounds`) when every
     used link costs the same and its rounds end before ``makespan``; else None.  Rounds
-    that share links are put next to each other, so that their transfers merge."""
+    that share arcs are put next to each other, so that their transfers merge."""
     if len(set(cost.values())) != 1:
         return None
     c = next(iter(cost.values()))
@@ -430,7 +430,7 @@ CHAIN_ROUNDS = 1_000
 
 
 def _chained(rounds: list[set]) -> list[set]:
-    """The rounds in an order where each shares the most links with the one before
+    """The rounds in an order where each shares the most arcs with the one before
     (greedy; up to :data:`CHAIN_ROUNDS` rounds, else as they are)."""
     if len(rounds) > CHAIN_ROUNDS:
         return rounds
