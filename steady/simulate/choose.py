@@ -202,6 +202,10 @@ def best_for_horizon(platform, result, horizon, max_events: int, ladder=LADDER,
             schedule = plan.finest
     speed = fixed_speed_bound(platform)
     if speed is not None and speed.bound < result.throughput:
+        if report.delivered > report.horizon * speed.bound:
+            raise AssertionError(f"postcondition (fixed-speed bound): {report.delivered} "
+                                 f"messages delivered by {report.horizon} > K x "
+                                 f"{speed.bound}")
         report = replace(report, fixed_speed=speed.bound)
     return schedule, report
 
