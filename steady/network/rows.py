@@ -21,6 +21,7 @@ which every spanning arborescence costs >= 1 (proofs/network-links.md).
 from __future__ import annotations
 
 from fractions import Fraction
+from functools import lru_cache
 
 from ..exact.lp import LE
 
@@ -104,15 +105,26 @@ def tree_link_usage(platform, parent: dict) -> dict[str, Fraction]:
     return usage
 
 
-def conflicting_arcs(platform) -> dict[str, set]:
+def conflicting_arcs(platform) -> dict[str, frozenset]:
     """{shared link id: the arcs crossing it that hold more than half of it}: a
     transfer runs at its arc's speed and holds c_l / c_arc of the link, so two of these
     never overlap in a timetable -- their total time per period is a lower bound on the
-    period, like a port's (ours; proofs/network-links.md)."""
-    out: dict[str, set] = {}
-    for link in shared_links(platform):
-        arcs = {arc for arc in platform.network.crossing(link.id)
-                if platform.has_link(*arc) and 2 * link.cost > platform.cost(*arc)}
+    period, like a port's (ours; proofs/network-links.md).  Remembered per network
+    (platforms are immutable): the loads of every tree ask for it (on
+    samples/simgrid/g5k-nancy-21.json, a fifth of ``steady simulate``'s time)."""
+    network = getattr(platform, "network", None)
+    if network is None:
+        return {}
+    return _conflicting(network, tuple((l.arc, l.cost) for l in platform.links))
+
+
+@lru_cache(maxsize=16)
+def _conflicting(network, costs) -> dict[str, frozenset]:
+    cost = dict(costs)
+    out: dict[str, frozenset] = {}
+    for link in network.shared_links():
+        arcs = frozenset(arc for arc in network.crossing(link.id)
+                         if arc in cost and 2 * link.cost > cost[arc])
         if len(arcs) > 1:
             out[link.id] = arcs
     return out
