@@ -245,7 +245,8 @@ def test_simulate_reports_the_fixed_speed_bound(capsys):
 
 
 def test_prices_that_leave_a_tree_free_prove_no_bound():
-    from steady.network.fixed_speed import _proved, k_rows
+    from steady.network.fixed_speed import _proved
+    from steady.network.rows import k_rows
 
     platform = Platform.from_file(SAMPLES / "simgrid/g5k-nancy-21.json")
     rows = k_rows(platform)

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import sys
 from dataclasses import replace
-from fractions import Fraction
 
 from ..errors import InputError
 from ..numbers import format_exact
@@ -332,14 +331,14 @@ def _print_simulation(report, schedule, written=None) -> None:
 def _fixed_speed_rows(report, n) -> list[tuple[str, str]]:
     """With shared links whose k-rows bind: K times the fixed-speed bound (no schedule
     whose transfers keep their speed delivers more) and the ratio to it."""
-    if report.fixed_speed is None:
+    total = report.fixed_speed_total
+    if total is None:
         return []
-    k_bound = report.horizon * report.fixed_speed
-    return [("fixed-speed bound", f"{n(k_bound)} (K x {n(report.fixed_speed)}: transfers "
+    return [("fixed-speed bound", f"{n(total)} (K x {n(report.fixed_speed)}: transfers "
                                   "keep their speed, so arcs holding more than 1/(k+1) of "
                                   "a shared link run at most k at once; "
                                   "proofs/network-links.md)"),
-            ("ratio to it", n(Fraction(report.delivered) / k_bound))]
+            ("ratio to it", n(report.delivered / total))]
 
 
 def _rule_text(report) -> str:

@@ -105,26 +105,39 @@ def tree_link_usage(platform, parent: dict) -> dict[str, Fraction]:
     return usage
 
 
-def conflicting_arcs(platform) -> dict[str, frozenset]:
-    """{shared link id: the arcs crossing it that hold more than half of it}: a
-    transfer runs at its arc's speed and holds c_l / c_arc of the link, so two of these
-    never overlap in a timetable -- their total time per period is a lower bound on the
-    period, like a port's (ours; proofs/network-links.md).  Remembered per network
-    (platforms are immutable): the loads of every tree ask for it (on
-    samples/simgrid/g5k-nancy-21.json, a fifth of ``steady simulate``'s time)."""
+#: k-rows up to "at most this many at once" per shared link (:func:`k_rows`).
+MOST_AT_ONCE = 5
+
+
+def k_rows(platform, most: int = MOST_AT_ONCE) -> tuple[tuple[str, int, tuple[Arc, ...]], ...]:
+    """((link id, k, arcs), ...): per shared link and k = 1..``most``, the arcs crossing
+    it that hold more than 1/(k+1) of it (c_l / c_e > 1/(k+1)), when they are more than
+    k.  A transfer runs at its arc's speed and holds c_l / c_e of the link, so at most k
+    of them run at once: sum n_e c_e <= k (ours; proofs/network-links.md section 4).
+    Remembered per network (platforms are immutable)."""
     network = getattr(platform, "network", None)
     if network is None:
-        return {}
-    return _conflicting(network, tuple((l.arc, l.cost) for l in platform.links))
+        return ()
+    return _k_rows(network, tuple((l.arc, l.cost) for l in platform.links), most)
 
 
 @lru_cache(maxsize=16)
-def _conflicting(network, costs) -> dict[str, frozenset]:
+def _k_rows(network, costs, most: int) -> tuple:
     cost = dict(costs)
-    out: dict[str, frozenset] = {}
+    rows = []
     for link in network.shared_links():
-        arcs = frozenset(arc for arc in network.crossing(link.id)
-                         if arc in cost and 2 * link.cost > cost[arc])
-        if len(arcs) > 1:
-            out[link.id] = arcs
-    return out
+        crossing = [arc for arc in network.crossing(link.id) if arc in cost]
+        for k in range(1, most + 1):
+            arcs = tuple(sorted(a for a in crossing if (k + 1) * link.cost > cost[a]))
+            if len(arcs) > k:
+                rows.append((link.id, k, arcs))
+    return tuple(rows)
+
+
+def conflicting_arcs(platform) -> dict[str, frozenset]:
+    """{shared link id: the arcs crossing it that hold more than half of it}: the
+    k-rows with k = 1 (:func:`k_rows`).  Two of these never overlap in a timetable, so
+    their total time per period is a lower bound on the period, like a port's.  The
+    loads of every tree ask for it (on samples/simgrid/g5k-nancy-21.json it was a fifth
+    of ``steady simulate``'s time before it was remembered)."""
+    return {lid: frozenset(arcs) for lid, _, arcs in k_rows(platform, 1)}

@@ -149,15 +149,12 @@ class _Rounds:
 def rounds_needed(used: dict[Arc, int], parts: dict, capacity: dict) -> int:
     """The fewest rounds any timetable needs: the largest port degree and, per shared
     link, its parts over all transfers divided by its capacity (rounded up)."""
-    degree: dict[tuple[str, str], int] = {}
     link: dict[str, int] = {}
-    for (u, v), k in used.items():
-        degree[("out", u)] = degree.get(("out", u), 0) + k
-        degree[("in", v)] = degree.get(("in", v), 0) + k
-        for lid, part in parts.get((u, v), ()):
+    for arc, k in used.items():
+        for lid, part in parts.get(arc, ()):
             link[lid] = link.get(lid, 0) + k * part
-    return max([*degree.values(),
-                *(math.ceil(x / capacity[lid]) for lid, x in link.items())], default=0)
+    return max([max_weighted_degree(used),
+                *(math.ceil(x / capacity[lid]) for lid, x in link.items())])
 
 
 def check_rounds(used, parts, capacity, rounds) -> None:

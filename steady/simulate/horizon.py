@@ -224,6 +224,12 @@ class HorizonReport:
     completion: tuple = ()               # list run: when each broadcast is everywhere
     fixed_speed: Fraction | None = None  # shared links: no fixed-speed schedule beats it
 
+    @property
+    def fixed_speed_total(self) -> Fraction | None:
+        """K times the fixed-speed bound: no schedule whose transfers keep their speed
+        delivers more by K (None when it was not computed or does not bind)."""
+        return None if self.fixed_speed is None else self.horizon * self.fixed_speed
+
     def to_dict(self) -> dict:
         """The ``steady simulate --json`` document: exact numbers as ``p/q`` text; a
         list run has no periods, hence null phases."""
@@ -248,9 +254,8 @@ class HorizonReport:
                     else format_exact(self.largest_checkable),
                     "violations": list(self.violations)})
         if self.fixed_speed is not None:
-            k_bound = self.horizon * self.fixed_speed
-            doc["fixed_speed_bound"] = format_exact(k_bound)
-            doc["fixed_speed_ratio"] = format_exact(Fraction(self.delivered) / k_bound)
+            doc["fixed_speed_bound"] = format_exact(self.fixed_speed_total)
+            doc["fixed_speed_ratio"] = format_exact(self.delivered / self.fixed_speed_total)
         if self.choice is not None:
             doc["choice"] = self.choice
         if self.listed is not None:
