@@ -4,7 +4,8 @@
    samples/simgrid's) and for
    random platforms of 10 to 65 nodes (steady.generators), the timed schedule and
    forwarding rule picked (M, messages per period, certified ratio, rule; "listed" when
-   the list run on the best trees wins), the messages delivered by K (exact,
+   the list run on the best trees wins; "+r" when the trees were regrown by earliest
+   arrival, steady.schedule.regrow), the messages delivered by K (exact,
    steady.simulate.choose.best_for_horizon, as the command) over Lemma 7's K·TP* (goal:
    >= 0.99), and the wall time of the choice (with the message-level check); with
    shared links whose k-rows bind, also the fixed-speed bound (no schedule whose
@@ -68,7 +69,7 @@ def simulate_row(label, platform, horizon) -> Fraction:
           f"{report.choice['max_messages'] if report.listed is None else '-':>5} "
           f"{schedule.messages_per_period:>5} "
           f"{float(schedule.throughput / result.throughput):>8.4f} "
-          f"{report.forwarding:<9} {w:>3} {report.delivered:>7} {float(ratio):>8.4f} "
+          f"{_rule(report):<10} {w:>3} {report.delivered:>7} {float(ratio):>8.4f} "
           f"{'yes' if ratio >= Fraction(99, 100) else 'NO':>4} {seconds:>7.1f}s"
           + ("" if report.fixed_speed is None else
              f"  (fixed-speed bound {float(report.fixed_speed / result.throughput):.4f} "
@@ -76,6 +77,12 @@ def simulate_row(label, platform, horizon) -> Fraction:
              f"{float(report.delivered / (horizon * report.fixed_speed)):.6f})"),
           flush=True)
     return ratio
+
+
+def _rule(report) -> str:
+    """The forwarding rule, "+r" when the trees were regrown by earliest arrival."""
+    regrown = report.choice is not None and report.choice.get("regrown")
+    return report.forwarding + ("+r" if regrown else "")
 
 
 def pipe_row(label, platform, size) -> Fraction:
@@ -103,7 +110,7 @@ def main() -> None:
         print(f"steady simulate PLATFORM --horizon {args.horizon}: delivered / (K·TP*), "
               "goal >= 0.99")
         print(f"{'platform':<34} {'|V|':>3} {'M<=':>5} {'M':>5} {'ratio':>8} "
-              f"{'rule':<9} {'W':>3} {'deliv.':>7} {'d/KTP*':>8} {'ok':>4} {'time':>8}")
+              f"{'rule':<10} {'W':>3} {'deliv.':>7} {'d/KTP*':>8} {'ok':>4} {'time':>8}")
         ratios = [simulate_row(label, p, args.horizon) for label, p in sample_platforms()]
         ratios += [simulate_row(label, p, args.horizon)
                    for label, p in random_platforms(args.seeds)]

@@ -301,8 +301,10 @@ def _print_simulation(report, schedule, written=None) -> None:
     if report.choice is not None:
         tried = sorted({c["max_messages"] for c in report.choice["candidates"]})
         which = (f"picked for K: M <= {report.choice['max_messages']} gives "
-                 f"{m} {plural(m, 'message')} per period ({shape}); tried M = "
-                 f"{', '.join(map(str, tried))}")
+                 f"{m} {plural(m, 'message')} per period ({shape}"
+                 + ("; trees regrown by earliest arrival" if report.choice.get("regrown")
+                    else "")
+                 + f"); tried M = {', '.join(map(str, tried))}")
         if report.listed is not None:
             which = (f"picked for K: the trees of the best ratio tried, {m} "
                      f"{plural(m, 'message')} per period ({shape}); tried M = "

@@ -78,6 +78,14 @@ def _grow_tree(platform, cap, k, prop=None) -> tuple[dict, int]:
     return parent, weight
 
 
+def can_extend(prop, cap, k: int, parent: dict, arc) -> bool:
+    """Whether the tree ``parent`` (child -> parent) can take ``arc`` with weight 1 and
+    still leave room for the other k - 1 trees: after reserving 1 on its links and
+    ``arc``, the capacities ``cap`` keep root-connectivity >= k - 1 (the step of
+    Lovász's proof; :mod:`steady.schedule.regrow` grows unit trees with it)."""
+    return _largest_weight(prop, cap, k, parent, arc, 1) > 0
+
+
 def _largest_weight(prop, cap, k, parent, arc, mu) -> int:
     """Largest μ' <= μ such that reserving μ' on the tree's arcs plus ``arc`` leaves
     root-connectivity >= k - μ'.  A violated cut X (entered j times by those arcs, with

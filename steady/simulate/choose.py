@@ -29,10 +29,11 @@ from fractions import Fraction
 
 from ..network.fixed_speed import fixed_speed_bound
 from ..numbers import format_exact
+from ..schedule.regrow import regrown
 from .engine import TooLarge
 from .horizon import Phases, bound, delivered, horizon_report, phases, whole_batches
 from .listed import LISTED, listed_horizon, listed_report
-from .unroll import FORWARDING, PeriodicPattern
+from .unroll import FORWARDING, PIPELINED, PeriodicPattern
 
 #: Messages per period tried by default, in increasing order, while the period stays
 #: below the horizon and until three values in a row deliver no more than the
@@ -59,6 +60,7 @@ class Candidate:
     init: Fraction
     cleanup: Fraction
     delivered: int              # by the horizon, exact
+    regrown: bool = False       # trees regrown by earliest arrival (:mod:`..schedule.regrow`)
 
     def to_dict(self) -> dict:
         return {"max_messages": self.max_messages,
@@ -66,7 +68,7 @@ class Candidate:
                 "period": format_exact(self.period), "ratio": format_exact(self.ratio),
                 "forwarding": self.forwarding, "warmup_periods": self.warmup_periods,
                 "init": format_exact(self.init), "cleanup": format_exact(self.cleanup),
-                "delivered": self.delivered}
+                "delivered": self.delivered, "regrown": self.regrown}
 
 
 @dataclass(frozen=True)
@@ -89,7 +91,7 @@ class HorizonPlan:
         c = self.candidate
         return {"max_messages": c.max_messages, "messages_per_period": c.messages_per_period,
                 "period": format_exact(c.period), "ratio": format_exact(c.ratio),
-                "forwarding": c.forwarding,
+                "forwarding": c.forwarding, "regrown": c.regrown,
                 "candidates": [x.to_dict() for x in self.candidates]}
 
 
@@ -122,15 +124,16 @@ def horizon_plan(platform, result, horizon, ladder=LADDER, forwarding=FORWARDING
             break                # a longer period than the horizon: no steady state
         if finest is None or stats["ratio"] > finest[0]:
             finest = (stats["ratio"], schedule)
-        for rule in forwarding:
+        for variant, rule in _variants(schedule, forwarding):
             try:
-                pattern = PeriodicPattern(schedule, rule)
+                pattern = PeriodicPattern(variant, rule)
             except ValueError:   # too many slots for the pipelined lags
                 continue
             lengths = phases(pattern)
             most = int(cap // max(pattern.messages, 1))
             count = whole_batches(pattern, k, lengths, most) * pattern.messages
-            tried.append([count, m, rule, schedule, pattern, lengths, stats["ratio"]])
+            tried.append([count, m, rule, variant, pattern, lengths, stats["ratio"],
+                          variant is not schedule])
         top = max(t[0] for t in tried)
         worse = 0 if top > best_count else worse + 1
         best_count = max(best_count, top)
@@ -143,11 +146,24 @@ def horizon_plan(platform, result, horizon, ladder=LADDER, forwarding=FORWARDING
     best = min(range(len(tried)), key=lambda i: (-tried[i][0], i))
     candidates = tuple(
         Candidate(m, s.messages_per_period, s.period, ratio, rule, p.warmup, l.init,
-                  l.cleanup, count)
-        for count, m, rule, s, p, l, ratio in tried)
-    _, _, _, schedule, pattern, lengths, _ = tried[best]
+                  l.cleanup, count, again)
+        for count, m, rule, s, p, l, ratio, again in tried)
+    schedule, pattern, lengths = tried[best][3:6]
     return HorizonPlan(schedule, pattern, lengths, candidates[best], optimum, candidates,
                        finest[1])
+
+
+def _variants(schedule, forwarding):
+    """(schedule, rule) pairs to try: ``schedule`` under each rule of ``forwarding``,
+    and with pipelined forwarding also its trees regrown by earliest arrival
+    (:func:`steady.schedule.regrow.regrown`: same slots and ratio, usually far smaller
+    lags; samples/random-50.json at M = 30: 4.8 periods on average, against 8.8)."""
+    pairs = [(schedule, rule) for rule in forwarding]
+    if PIPELINED in forwarding:
+        again = regrown(schedule)
+        if again is not None:
+            pairs.append((again, PIPELINED))
+    return pairs
 
 
 def with_trees(platform, result):

@@ -62,6 +62,8 @@ from ..schedule_file import TIMED
 
 #: The forwarding rules (see the module docstring).
 FORWARDING = ("period", "pipelined")
+#: The pipelined rule's name.
+PIPELINED = FORWARDING[1]
 #: Pipelined lags read every message slot of a period: at most this many.
 MAX_SLOTS = 2_000_000
 

@@ -1,0 +1,200 @@
+"""Trees regrown through a timetable's slots, by earliest arrival (ours; builds on 002
+Thm 5's branchings and §5.4.2's free order inside a period).
+
+A timed schedule (version 2) with N messages per period is, per link, a set of *message
+slots*: fixed start times in the period.  Which tree each slot serves is free, as long
+as every tree is a spanning arborescence and each slot serves exactly one tree: ports,
+shared links, the period and so the certified ratio stay what they were.  What the
+choice changes is how long a message takes to reach every node when the schedule is
+repeated with pipelined forwarding (:mod:`steady.simulate.unroll`), and so what a
+finite horizon loses: the trees of the optimum are deep (37 to 45 hops on
+samples/random-50.json, where the links with messages are 11 hops deep), and each hop
+waits for its tree's slot.
+
+:func:`regrown` builds N trees of weight 1, one after the other.  Each grows from the
+source like Dijkstra's algorithm on *unrolled* time: a node reached at time a (counted
+from the start of the period the message leaves the source in) extends the tree over a
+link whose first free slot starting at or after a (in this period or a later one) ends
+earliest.  A link is taken only when the slots left after this tree still hold the
+trees left to build: root-connectivity of the remaining slot counts >= k - 1 after
+reserving the tree's links, the check of Lovász's proof of Edmonds' branching theorem
+(:func:`steady.schedule.branchings.can_extend`), so the construction never gets stuck
+(proofs/timed-schedule.md, "Regrown trees").  A link refused once stays refused for that
+tree (reserving more links only lowers connectivity).  The unrolled arrival of a node is
+exactly the pipelined rule's lag and offset there (one slot per tree and link).
+
+Work: one max-flow check per link tried, N trees; beyond :data:`REGROW_SLOTS` message
+slots per period it is not tried.  Runtime postcondition: :func:`check_regrown` (same
+slots, each used once, spanning trees) and the timetable's own check.
+"""
+
+from __future__ import annotations
+
+import bisect
+import heapq
+import math
+from dataclasses import replace
+from fractions import Fraction
+
+from ..exact.connectivity import Propagation
+from ..schedule_file import TimedTransfer, TreeEntry
+from .branchings import can_extend
+
+Arc = tuple[str, str]
+
+#: Message slots per period at most (N·(|V| - 1)): beyond, :func:`regrown` returns None
+#: (on 65 nodes, 20,000 slots take about 10 s).
+REGROW_SLOTS = 20_000
+
+
+def regrown(schedule):
+    """The version 2 ``schedule`` with the same slots and period and N trees of weight 1
+    grown by earliest arrival (module docstring); None when it has more than
+    :data:`REGROW_SLOTS` message slots or is not timed."""
+    if not schedule.transfers:
+        return None
+    platform = schedule.platform
+    slots = sum(t.messages for t in schedule.transfers)
+    if slots > REGROW_SLOTS:
+        return None
+    unit = math.lcm(schedule.period.denominator,
+                    *(t.start.denominator for t in schedule.transfers),
+                    *(platform.cost(*t.arc).denominator for t in schedule.transfers))
+    grower = _Grower(platform, schedule.transfers, int(schedule.period * unit), unit)
+    trees = [grower.grow(schedule.messages_per_period - j)
+             for j in range(schedule.messages_per_period)]
+    transfers = sorted((TimedTransfer(arc[0], arc[1], l, 1, Fraction(start, unit))
+                        for l, (_, chosen) in enumerate(trees) for arc, start in chosen),
+                       key=lambda t: (t.start, t.tail, t.head))
+    new = replace(schedule, trees=tuple(TreeEntry.from_parent(parent, 1)
+                                        for parent, _ in trees),
+                  transfers=tuple(transfers))
+    check_regrown(schedule, new)
+    return new
+
+
+def slot_starts(platform, transfers, unit: int) -> dict[Arc, list[int]]:
+    """Per link, the sorted start ticks (units of 1/``unit``) of its message slots."""
+    starts: dict[Arc, list[int]] = {}
+    for t in transfers:
+        cost = platform.cost(*t.arc) * unit
+        first = t.start * unit
+        starts.setdefault(t.arc, []).extend(int(first + k * cost) for k in range(t.messages))
+    for values in starts.values():
+        values.sort()
+    return starts
+
+
+class _Grower:
+    """The free slots (per link, sorted start ticks) and their counts, shared by the
+    trees grown one after the other."""
+
+    def __init__(self, platform, transfers, period: int, unit: int):
+        self.platform = platform
+        self.period = period
+        self.free = slot_starts(platform, transfers, unit)
+        self.cost = {arc: int(platform.cost(*arc) * unit) for arc in self.free}
+        self.count = {arc: len(self.free.get(arc, ())) for arc in platform.arcs}
+        self.out: dict[str, list[Arc]] = {}
+        for arc in sorted(self.free):
+            self.out.setdefault(arc[0], []).append(arc)
+        self.prop = Propagation(platform)
+
+    def first_slot(self, arc: Arc, at: int | None) -> tuple[int, int]:
+        """(unrolled start, start in the period) of the first free slot of ``arc``
+        starting at or after the unrolled time ``at`` (any slot for the source: None)."""
+        free = self.free[arc]
+        if at is None:
+            return free[0], free[0]
+        base = at - at % self.period
+        i = bisect.bisect_left(free, at - base)
+        if i < len(free):
+            return base + free[i], free[i]
+        return base + self.period + free[0], free[0]
+
+    def grow(self, k: int) -> tuple[dict, list]:
+        """One tree, with ``k`` trees left to build (this one included): (parent map,
+        [(arc, slot start tick)]); its slots are taken."""
+        source = self.platform.source
+        arrival: dict[str, int] = {source: 0}
+        parent: dict[str, str] = {}
+        chosen: list[tuple[Arc, int]] = []
+        heap: list = []
+
+        def offer(u: str, at: int | None) -> None:
+            for arc in self.out.get(u, ()):
+                if arc[1] not in arrival and self.count[arc]:
+                    start, slot = self.first_slot(arc, at)
+                    heapq.heappush(heap, (start + self.cost[arc], arc, slot))
+
+        offer(source, None)
+        while len(arrival) < len(self.platform.nodes):
+            if not heap:  # pragma: no cover - excluded by Edmonds' theorem
+                raise AssertionError("no slot extends the tree: invariant broken")
+            end, arc, slot = heapq.heappop(heap)
+            if arc[1] in arrival:
+                continue
+            if k > 1 and not can_extend(self.prop, self.count, k, parent, arc):
+                continue
+            parent[arc[1]] = arc[0]
+            arrival[arc[1]] = end
+            chosen.append((arc, slot))
+            offer(arc[1], end)
+        for arc, slot in chosen:
+            self.count[arc] -= 1
+            self.free[arc].remove(slot)
+        return parent, chosen
+
+
+def unrolled_starts(schedule) -> list[dict[str, Fraction]]:
+    """Per tree of a schedule whose trees have weight 1: {node: when the slot bringing
+    it the tree's message starts}, unrolled from the start of the period the message
+    leaves the source in (a hop whose slot starts before the previous one has ended
+    waits for the next period).  So the pipelined rule's lag of node v is
+    ``start // period`` (proofs/timed-schedule.md, "Regrown trees")."""
+    platform, period = schedule.platform, schedule.period
+    slot = {(t.tree, t.arc): t.start for t in schedule.transfers}
+    out = []
+    for l, tree in enumerate(schedule.trees):
+        parent, start = tree.parent, {}
+        for v in parent:
+            chain = []
+            while v not in start and v != platform.source:
+                chain.append(v)
+                v = parent[v]
+            for v in reversed(chain):  # from the shallowest: its parent is known
+                u = parent[v]
+                s = slot[(l, (u, v))]
+                if u != platform.source:
+                    arrived = start[u] + platform.cost(parent[u], u)
+                    base = arrived - arrived % period
+                    s += base if base + s >= arrived else base + period
+                start[v] = s
+        out.append(start)
+    return out
+
+
+def check_regrown(old, new) -> None:
+    """Runtime postcondition: the same period, messages and ratio; every message slot of
+    ``old`` used by exactly one tree of ``new`` (same links, same starts); N spanning
+    arborescences of weight 1, each link used once per tree."""
+    platform = old.platform
+    if (new.period, new.messages_per_period, new.throughput) != (
+            old.period, old.messages_per_period, old.throughput):
+        raise AssertionError("postcondition: regrown trees changed the period")
+    unit = math.lcm(old.period.denominator,
+                    *(t.start.denominator for t in old.transfers + new.transfers),
+                    *(platform.cost(*t.arc).denominator for t in old.transfers))
+    if slot_starts(platform, old.transfers, unit) != slot_starts(platform, new.transfers,
+                                                                 unit):
+        raise AssertionError("postcondition: regrown trees moved a message slot")
+    if len(new.trees) != new.messages_per_period:
+        raise AssertionError("postcondition: not one tree per message")
+    served = {(t.tree, t.arc) for t in new.transfers}
+    if len(served) != len(new.transfers):
+        raise AssertionError("postcondition: a tree uses a link twice in a period")
+    for l, tree in enumerate(new.trees):
+        platform.check_arborescence(tree.parent, f"<regrown tree {l}>")
+        if tree.weight != 1 or {(l, e) for e in tree.edges} != {
+                s for s in served if s[0] == l}:
+            raise AssertionError(f"postcondition: regrown tree {l} and its slots differ")
