@@ -81,7 +81,8 @@ def simulate_row(label, platform, horizon) -> Fraction:
 
 def _rule(report) -> str:
     """The forwarding rule, "+r" when the trees were regrown by earliest arrival."""
-    regrown = report.choice is not None and report.choice.get("regrown")
+    regrown = (report.listed is None and report.choice is not None
+               and report.choice.get("regrown"))
     return report.forwarding + ("+r" if regrown else "")
 
 

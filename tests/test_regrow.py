@@ -93,3 +93,25 @@ def test_horizon_plan_keeps_regrown_trees_when_they_deliver_more():
     assert by_kind[("pipelined", True)] > by_kind[("pipelined", False)]
     assert plan.candidate.regrown and plan.to_dict()["regrown"] is True
     assert all(tree.weight == 1 for tree in plan.schedule.trees)
+
+
+@given(platforms(min_nodes=3, max_nodes=7), st.integers(2, 12))
+@settings(max_examples=40, deadline=None)
+def test_exchanges_never_raise_the_total_score(platform, m):
+    """The exchanges of the local search (Claim 4) keep spanning trees that use every
+    slot once, and accepted ones only lower the sum of the trees' scores."""
+    schedule = _timed(platform, m)
+    unit = regrow._unit(schedule)
+    grower = regrow._Grower(platform, schedule.transfers, int(schedule.period * unit), unit)
+    grown = [grower.grow(schedule.messages_per_period - j)
+             for j in range(schedule.messages_per_period)]
+    swaps = regrow._Swaps(platform.source, grown, grower.cost, grower.period)
+    before = sum(swaps._score(a) for a in swaps.arrival)
+    after_trees = swaps.search()
+    again = regrow._Swaps(platform.source, after_trees, grower.cost, grower.period)
+    assert sum(again._score(a) for a in again.arrival) == sum(
+        swaps._score(a) for a in swaps.arrival) <= before
+    slots = sorted((arc, start) for _, chosen in grown for arc, start in chosen)
+    assert sorted((arc, start) for _, chosen in after_trees for arc, start in chosen) == slots
+    for parent, _ in after_trees:
+        platform.check_arborescence(parent, "<test>")

@@ -23,8 +23,15 @@ reserving the tree's links, the check of Lovász's proof of Edmonds' branching t
 tree (reserving more links only lowers connectivity).  The unrolled arrival of a node is
 exactly the pipelined rule's lag and offset there (one slot per tree and link).
 
-Work: one max-flow check per link tried, N trees; beyond :data:`REGROW_SLOTS` message
-slots per period it is not tried.  Runtime postcondition: :func:`check_regrown` (same
+Grown one after the other, the first trees reach every node 1.5 periods after they
+leave the source and the last ones 9 to 14 (samples/random-50.json, M = 30): they get
+the slots left over.  A bounded local search (:class:`_Swaps`) then evens them out:
+two trees exchange the slots that bring a node its message when neither gets a cycle
+and their latencies improve (there: mean 4.8 -> 3.6 periods, largest 14 -> 6).
+
+Work: one max-flow check per link tried, N trees, then at most :data:`SWAP_MOVES`
+exchanges evaluated; beyond :data:`REGROW_SLOTS` message slots per period it is not
+tried.  Runtime postcondition: :func:`check_regrown` (same
 slots, each used once, spanning trees) and the timetable's own check.
 """
 
@@ -57,12 +64,11 @@ def regrown(schedule):
     slots = sum(t.messages for t in schedule.transfers)
     if slots > REGROW_SLOTS:
         return None
-    unit = math.lcm(schedule.period.denominator,
-                    *(t.start.denominator for t in schedule.transfers),
-                    *(platform.cost(*t.arc).denominator for t in schedule.transfers))
+    unit = _unit(schedule)
     grower = _Grower(platform, schedule.transfers, int(schedule.period * unit), unit)
     trees = [grower.grow(schedule.messages_per_period - j)
              for j in range(schedule.messages_per_period)]
+    trees = _Swaps(platform.source, trees, grower.cost, grower.period).search()
     transfers = sorted((TimedTransfer(arc[0], arc[1], l, 1, Fraction(start, unit))
                         for l, (_, chosen) in enumerate(trees) for arc, start in chosen),
                        key=lambda t: (t.start, t.tail, t.head))
@@ -71,6 +77,21 @@ def regrown(schedule):
                   transfers=tuple(transfers))
     check_regrown(schedule, new)
     return new
+
+
+def unrolled(start, at, period):
+    """When a slot starting at ``start`` in every period next starts at or after the
+    unrolled time ``at``."""
+    base = at - at % period
+    return base + start if base + start >= at else base + period + start
+
+
+def _unit(schedule) -> int:
+    """Ticks per time unit: every start, cost and the period are whole ticks."""
+    return math.lcm(schedule.period.denominator,
+                    *(t.start.denominator for t in schedule.transfers),
+                    *(schedule.platform.cost(*t.arc).denominator
+                      for t in schedule.transfers))
 
 
 def slot_starts(platform, transfers, unit: int) -> dict[Arc, list[int]]:
@@ -167,11 +188,127 @@ def unrolled_starts(schedule) -> list[dict[str, Fraction]]:
                 s = slot[(l, (u, v))]
                 if u != platform.source:
                     arrived = start[u] + platform.cost(parent[u], u)
-                    base = arrived - arrived % period
-                    s += base if base + s >= arrived else base + period
+                    s = unrolled(s, arrived, period)
                 start[v] = s
         out.append(start)
     return out
+
+
+#: Swaps the search may evaluate at most (its deterministic work bound), and sweeps over
+#: all (tree, tree, node) triples at most.
+SWAP_MOVES = 100_000
+SWEEPS = 8
+
+
+class _Swaps:
+    """Local search on the grown trees (ours): two trees exchange the slots (and links)
+    that bring a node v its message, when neither tree gets a cycle and the two trees'
+    latencies improve.  Any such exchange keeps N spanning arborescences using every
+    slot once (Claim 1 of proofs/timed-schedule.md, "Regrown trees").  A tree's score is
+    its last arrival, then (1/20 as much) its mean arrival; arrivals below v change only
+    in v's subtree.  The greedy growth favours the first trees (1.5 periods) over the
+    last (9 to 14 on samples/random-50.json at M = 30); the swaps even that out."""
+
+    def __init__(self, source, trees, cost, period: int):
+        self.source, self.cost, self.period = source, cost, period
+        self.parent = [dict(parent) for parent, _ in trees]
+        self.slot = [{arc[1]: start for arc, start in chosen} for _, chosen in trees]
+        self.children = []
+        for parent in self.parent:
+            children: dict[str, set] = {}
+            for v, u in parent.items():
+                children.setdefault(u, set()).add(v)
+            self.children.append(children)
+        self.arrival = [self._arrivals(l, source, None) for l in range(len(trees))]
+        self.nodes = sorted(self.parent[0]) if trees else []
+
+    def _arrivals(self, l: int, top: str, at: int | None) -> dict[str, int]:
+        """Unrolled arrivals (slot ends) in ``top``'s subtree of tree l, ``top`` reached
+        at ``at`` (None for the source), under the tree's current slots and links."""
+        out, stack = {}, [(v, at) for v in self.children[l].get(top, ())]
+        parent, slot, period = self.parent[l], self.slot[l], self.period
+        while stack:
+            v, au = stack.pop()
+            s = slot[v]
+            if au is not None:
+                s = unrolled(s, au, period)
+            out[v] = s + self.cost[(parent[v], v)]
+            stack.extend((w, out[v]) for w in self.children[l].get(v, ()))
+        return out
+
+    def _score(self, arrival) -> int:
+        return 20 * len(arrival) * max(arrival.values()) + sum(arrival.values())
+
+    def _below(self, l: int, x: str, v: str) -> bool:
+        """Whether ``x`` lies in v's subtree of tree l."""
+        parent = self.parent[l]
+        while x != self.source:
+            if x == v:
+                return True
+            x = parent[x]
+        return False
+
+    def _try(self, i: int, j: int, v: str) -> bool:
+        ui, uj = self.parent[i][v], self.parent[j][v]
+        if (ui, self.slot[i][v]) == (uj, self.slot[j][v]):
+            return False
+        if self._below(i, uj, v) or self._below(j, ui, v):
+            return False  # the exchange would close a cycle
+        before = self._score(self.arrival[i]) + self._score(self.arrival[j])
+        self._exchange(i, j, v)
+        new = [self._moved(i, v), self._moved(j, v)]
+        if sum(self._score(a) for a in new) < before:
+            self.arrival[i], self.arrival[j] = new
+            return True
+        self._exchange(i, j, v)  # undo
+        return False
+
+    def _moved(self, l: int, v: str) -> dict[str, int]:
+        """Tree l's arrivals after v's slot changed: v and its subtree recomputed."""
+        arrival = dict(self.arrival[l])
+        u = self.parent[l][v]
+        at = None if u == self.source else arrival[u]
+        arrival.update(self._subtree(l, v, at))
+        return arrival
+
+    def _subtree(self, l: int, v: str, at: int | None) -> dict[str, int]:
+        s = self.slot[l][v]
+        if at is not None:
+            s = unrolled(s, at, self.period)
+        end = s + self.cost[(self.parent[l][v], v)]
+        out = self._arrivals(l, v, end)
+        out[v] = end
+        return out
+
+    def _exchange(self, i: int, j: int, v: str) -> None:
+        ui, uj = self.parent[i][v], self.parent[j][v]
+        self.children[i][ui].discard(v)
+        self.children[j][uj].discard(v)
+        self.children[i].setdefault(uj, set()).add(v)
+        self.children[j].setdefault(ui, set()).add(v)
+        self.parent[i][v], self.parent[j][v] = uj, ui
+        self.slot[i][v], self.slot[j][v] = self.slot[j][v], self.slot[i][v]
+
+    def search(self) -> list[tuple[dict, list]]:
+        """Sweeps over all (i < j, v) until one improves nothing, within the bounds."""
+        budget = SWAP_MOVES
+        n = len(self.parent)
+        for _ in range(SWEEPS):
+            improved = False
+            for i in range(n):
+                for j in range(i + 1, n):
+                    for v in self.nodes:
+                        if budget == 0:
+                            return self.trees()
+                        budget -= 1
+                        improved |= self._try(i, j, v)
+            if not improved:
+                break
+        return self.trees()
+
+    def trees(self) -> list[tuple[dict, list]]:
+        return [(parent, [((u, v), slot[v]) for v, u in parent.items()])
+                for parent, slot in zip(self.parent, self.slot)]
 
 
 def check_regrown(old, new) -> None:

@@ -39,7 +39,7 @@ from .unroll import FORWARDING, PIPELINED, PeriodicPattern
 #: below the horizon and until three values in a row deliver no more than the
 #: best so far (building a timed schedule takes seconds on 50 nodes).  Dense at the
 #: bottom: the ratio of a timed schedule is not monotone in M.
-LADDER = (1, 2, 3, 5, 8, 10, 15, 20, 30, 50, 70, 100, 200, 500, 1000)
+LADDER = (1, 2, 3, 5, 8, 10, 12, 15, 20, 24, 30, 40, 50, 70, 100, 200, 500, 1000)
 #: Stop the ladder after this many values in a row that do not beat the best.
 PATIENCE = 5
 #: The candidates (M, rule) ranked best by whole batches get the exact count with the
