@@ -81,8 +81,9 @@ def simulate_row(label, platform, horizon) -> Fraction:
 
 def _rule(report) -> str:
     """The forwarding rule, "+r" when the trees were regrown by earliest arrival."""
-    regrown = (report.listed is None and report.choice is not None
-               and report.choice.get("regrown"))
+    choice = report.choice or {}
+    regrown = (choice.get("regrown") if report.listed is None
+               else choice.get("listed_over", {}).get("regrown"))
     return report.forwarding + ("+r" if regrown else "")
 
 

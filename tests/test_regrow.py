@@ -115,3 +115,20 @@ def test_exchanges_never_raise_the_total_score(platform, m):
     assert sorted((arc, start) for _, chosen in after_trees for arc, start in chosen) == slots
     for parent, _ in after_trees:
         platform.check_arborescence(parent, "<test>")
+
+
+@given(platforms(min_nodes=3, max_nodes=7), st.integers(2, 10), st.integers(20, 200))
+@settings(max_examples=25, deadline=None)
+def test_the_list_run_keeps_the_better_trees(platform, m, horizon):
+    """steady simulate's list run is tried on the trees as built and on them regrown:
+    what it keeps delivers as much as the better of the two, and says which it ran."""
+    from steady.simulate.choose import _best_list_run
+    from steady.simulate.listed import listed_horizon
+
+    result = throughput(platform)
+    schedule = _timed(platform, m)
+    run, over, again = _best_list_run(schedule, horizon, result.throughput, 10 ** 6, True)
+    counts = [listed_horizon(s, horizon, result.throughput, 10 ** 6).delivered
+              for s in (schedule, regrown(schedule))]
+    assert run.delivered == max(counts)
+    assert again == (over is not schedule) and (counts[1] > counts[0]) == again

@@ -306,8 +306,10 @@ def _print_simulation(report, schedule, written=None) -> None:
                     else "")
                  + f"); tried M = {', '.join(map(str, tried))}")
         if report.listed is not None:
-            which = (f"picked for K: the trees of the best ratio tried, {m} "
-                     f"{plural(m, 'message')} per period ({shape}); tried M = "
+            again = report.choice.get("listed_over", {}).get("regrown")
+            which = (f"picked for K: the trees of the best ratio tried"
+                     + (", regrown by earliest arrival" if again else "")
+                     + f", {m} {plural(m, 'message')} per period ({shape}); tried M = "
                      f"{', '.join(map(str, tried))}")
     else:
         which = f"the file's ({shape})"
