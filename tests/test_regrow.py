@@ -77,10 +77,13 @@ def test_postcondition_rejects_moved_slots_and_shared_links():
         check_regrown(schedule, replace(new, trees=heavy))
 
 
-def test_beyond_the_slot_bound_nothing_is_tried(monkeypatch):
+def test_beyond_the_work_bound_nothing_is_tried(monkeypatch):
     schedule = _timed(mesh_platform(6, seed=1), 8)
-    monkeypatch.setattr(regrow, "REGROW_SLOTS", 5 * 8 - 1)
+    work = 8 * 5 * 6 ** 2
+    monkeypatch.setattr(regrow, "REGROW_WORK", work - 1)
     assert regrown(schedule) is None
+    monkeypatch.setattr(regrow, "REGROW_WORK", work)
+    assert regrown(schedule) is not None
 
 
 def test_horizon_plan_keeps_regrown_trees_when_they_deliver_more():

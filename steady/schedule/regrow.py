@@ -30,8 +30,7 @@ two trees exchange the slots that bring a node its message when neither gets a c
 and their latencies improve (there: mean 4.8 -> 3.6 periods, largest 14 -> 6).
 
 Work: one max-flow check per link tried, N trees, then at most :data:`SWAP_MOVES`
-exchanges evaluated; beyond :data:`REGROW_SLOTS` message slots per period it is not
-tried.  Runtime postcondition: :func:`check_regrown` (same
+exchanges evaluated; beyond :data:`REGROW_WORK` it is not tried.  Runtime postcondition: :func:`check_regrown` (same
 slots, each used once, spanning trees) and the timetable's own check.
 """
 
@@ -49,20 +48,22 @@ from .branchings import can_extend
 
 Arc = tuple[str, str]
 
-#: Message slots per period at most (N·(|V| - 1)): beyond, :func:`regrown` returns None
-#: (on 65 nodes, 20,000 slots take about 10 s).
-REGROW_SLOTS = 20_000
+#: Work of the growth at most, N·(|V| - 1)·|V|^2 (one connectivity check per slot, each
+#: growing about as |V|^2): beyond, :func:`regrown` returns None.  Measured: 2.4 s for
+#: N = 150 on samples/mesh-65.json (4·10^7), 3.6 s for N = 5 on 200 nodes (4·10^7),
+#: 160 s for N = 5 on 1000 nodes (5·10^9).
+REGROW_WORK = 60_000_000
 
 
 def regrown(schedule):
     """The version 2 ``schedule`` with the same slots and period and N trees of weight 1
-    grown by earliest arrival (module docstring); None when it has more than
-    :data:`REGROW_SLOTS` message slots or is not timed."""
+    grown by earliest arrival and evened out (module docstring); None when it is not
+    timed or its growth would exceed :data:`REGROW_WORK`."""
     if not schedule.transfers:
         return None
     platform = schedule.platform
     slots = sum(t.messages for t in schedule.transfers)
-    if slots > REGROW_SLOTS:
+    if slots * len(platform.nodes) ** 2 > REGROW_WORK:
         return None
     unit = _unit(schedule)
     grower = _Grower(platform, schedule.transfers, int(schedule.period * unit), unit)
