@@ -197,7 +197,7 @@ def unrolled_starts(schedule) -> list[dict[str, Fraction]]:
 
 #: Swaps the search may evaluate at most (its deterministic work bound), and sweeps over
 #: all (tree, tree, node) triples at most.
-SWAP_MOVES = 100_000
+SWAP_MOVES = 300_000
 SWEEPS = 8
 
 
@@ -221,6 +221,7 @@ class _Swaps:
                 children.setdefault(u, set()).add(v)
             self.children.append(children)
         self.arrival = [self._arrivals(l, source, None) for l in range(len(trees))]
+        self.scores = [self._score(arrival) for arrival in self.arrival]
         self.nodes = sorted(self.parent[0]) if trees else []
 
     def _arrivals(self, l: int, top: str, at: int | None) -> dict[str, int]:
@@ -255,14 +256,26 @@ class _Swaps:
             return False
         if self._below(i, uj, v) or self._below(j, ui, v):
             return False  # the exchange would close a cycle
-        before = self._score(self.arrival[i]) + self._score(self.arrival[j])
+        # arrivals below v only grow with v's (unrolled() is monotone): when v gets its
+        # message no earlier in either tree, no score can fall
+        if (self._arrival_at(i, v, uj, self.slot[j][v]) >= self.arrival[i][v]
+                and self._arrival_at(j, v, ui, self.slot[i][v]) >= self.arrival[j][v]):
+            return False
         self._exchange(i, j, v)
         new = [self._moved(i, v), self._moved(j, v)]
-        if sum(self._score(a) for a in new) < before:
+        scores = [self._score(a) for a in new]
+        if sum(scores) < self.scores[i] + self.scores[j]:
             self.arrival[i], self.arrival[j] = new
+            self.scores[i], self.scores[j] = scores
             return True
         self._exchange(i, j, v)  # undo
         return False
+
+    def _arrival_at(self, l: int, v: str, u: str, slot: int) -> int:
+        """When v would get tree l's message from u (outside v's subtree) in ``slot``."""
+        if u != self.source:
+            slot = unrolled(slot, self.arrival[l][u], self.period)
+        return slot + self.cost[(u, v)]
 
     def _moved(self, l: int, v: str) -> dict[str, int]:
         """Tree l's arrivals after v's slot changed: v and its subtree recomputed."""
