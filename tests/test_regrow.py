@@ -130,7 +130,8 @@ def test_the_list_run_keeps_the_better_trees(platform, m, horizon):
 
     result = throughput(platform)
     schedule = _timed(platform, m)
-    run, over, again = _best_list_run(schedule, horizon, result.throughput, 10 ** 6, True)
+    run, over, again = _best_list_run(schedule, regrown(schedule), horizon,
+                                      result.throughput, 10 ** 6, True)
     counts = [listed_horizon(s, horizon, result.throughput, 10 ** 6).delivered
               for s in (schedule, regrown(schedule))]
     assert run.delivered == max(counts)

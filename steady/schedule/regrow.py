@@ -30,8 +30,8 @@ two trees exchange the slots that bring a node its message when neither gets a c
 and their latencies improve (there: mean 4.8 -> 3.6 periods, largest 14 -> 6).
 
 Work: one max-flow check per link tried, N trees, then at most :data:`SWAP_MOVES`
-exchanges evaluated; beyond :data:`REGROW_WORK` it is not tried.  Runtime postcondition: :func:`check_regrown` (same
-slots, each used once, spanning trees) and the timetable's own check.
+exchanges evaluated; beyond :data:`REGROW_WORK` it is not tried.  Runtime
+postcondition: :func:`check_regrown` (same slots, each used once, spanning trees).
 """
 
 from __future__ import annotations
@@ -278,21 +278,12 @@ class _Swaps:
         return slot + self.cost[(u, v)]
 
     def _moved(self, l: int, v: str) -> dict[str, int]:
-        """Tree l's arrivals after v's slot changed: v and its subtree recomputed."""
+        """Tree l's arrivals after v's parent and slot changed (its new parent lies
+        outside its subtree): v and its subtree recomputed."""
         arrival = dict(self.arrival[l])
-        u = self.parent[l][v]
-        at = None if u == self.source else arrival[u]
-        arrival.update(self._subtree(l, v, at))
+        arrival[v] = self._arrival_at(l, v, self.parent[l][v], self.slot[l][v])
+        arrival.update(self._arrivals(l, v, arrival[v]))
         return arrival
-
-    def _subtree(self, l: int, v: str, at: int | None) -> dict[str, int]:
-        s = self.slot[l][v]
-        if at is not None:
-            s = unrolled(s, at, self.period)
-        end = s + self.cost[(self.parent[l][v], v)]
-        out = self._arrivals(l, v, end)
-        out[v] = end
-        return out
 
     def _exchange(self, i: int, j: int, v: str) -> None:
         ui, uj = self.parent[i][v], self.parent[j][v]

@@ -80,7 +80,8 @@ class HorizonPlan:
     """The finite-horizon plan chosen: ``schedule`` (version 2, certified ratio),
     ``pattern`` (its unrolling under ``candidate.forwarding``), ``lengths`` (I, J, W),
     ``optimum`` (TP*), every candidate tried, and ``finest``: the schedule of the
-    best certified ratio tried (the one whose trees :mod:`.listed` runs)."""
+    best certified ratio tried (the one whose trees :mod:`.listed` runs), with
+    ``finest_regrown``, its regrown trees when the plan tried them."""
 
     schedule: object
     pattern: PeriodicPattern
@@ -89,6 +90,7 @@ class HorizonPlan:
     optimum: Fraction
     candidates: tuple = field(default=(), repr=False)
     finest: object = field(default=None, repr=False)
+    finest_regrown: object = field(default=None, repr=False)
 
     def to_dict(self) -> dict:
         """The ``choice`` part of ``steady simulate --json``."""
@@ -126,9 +128,11 @@ def horizon_plan(platform, result, horizon, ladder=LADDER, forwarding=FORWARDING
         seen.add(key)
         if tried and schedule.period > k:
             break                # a longer period than the horizon: no steady state
+        variants = _variants(schedule, forwarding)
         if finest is None or stats["ratio"] > finest[0]:
-            finest = (stats["ratio"], schedule)
-        for variant, rule in _variants(schedule, forwarding):
+            finest = (stats["ratio"], schedule,
+                      next((v for v, _ in variants if v is not schedule), None))
+        for variant, rule in variants:
             try:
                 pattern = PeriodicPattern(variant, rule)
             except ValueError:   # too many slots for the pipelined lags
@@ -154,7 +158,7 @@ def horizon_plan(platform, result, horizon, ladder=LADDER, forwarding=FORWARDING
         for count, m, rule, s, p, l, ratio, again in tried)
     schedule, pattern, lengths = tried[best][3:6]
     return HorizonPlan(schedule, pattern, lengths, candidates[best], optimum, candidates,
-                       finest[1])
+                       finest[1], finest[2])
 
 
 def _variants(schedule, forwarding):
@@ -209,8 +213,9 @@ def best_for_horizon(platform, result, horizon, max_events: int, ladder=LADDER,
                                 choice=plan.to_dict())
     if LISTED in rules:
         stage("list run")
-        run, over, again = _best_list_run(plan.finest, horizon, result.throughput,
-                                          max_events, report is None)
+        run, over, again = _best_list_run(
+            plan.finest, plan.finest_regrown or regrown(plan.finest), horizon,
+            result.throughput, max_events, report is None)
         if run is not None and (report is None or run.delivered > report.delivered):
             choice = dict(plan.to_dict(), listed_over=dict(_figures(over), regrown=again),
                           periods_delivered=None if report is None else report.delivered)
@@ -226,13 +231,14 @@ def best_for_horizon(platform, result, horizon, max_events: int, ladder=LADDER,
     return schedule, report
 
 
-def _best_list_run(finest, horizon, optimum, max_events: int, must: bool):
+def _best_list_run(finest, again, horizon, optimum, max_events: int, must: bool):
     """(run, schedule, regrown) of the list run (:mod:`.listed`) that delivers more: on
-    the trees of ``finest`` or on them regrown by earliest arrival (shallower; a
-    65-node mesh, seed 1: 0.9784 and 0.9946 of K·TP*); (None, finest, False) when
-    neither fits in ``max_events`` (:class:`TooLarge` raised when ``must``)."""
+    the trees of ``finest`` or on ``again``, the same regrown by earliest arrival
+    (shallower; a 65-node mesh, seed 1: 0.9784 and 0.9946 of K·TP*); (None, finest,
+    False) when neither fits in ``max_events`` (:class:`TooLarge` raised when
+    ``must``)."""
     best = (None, finest, False)
-    for schedule in (finest, regrown(finest)):
+    for schedule in (finest, again):
         if schedule is None:
             continue
         try:
