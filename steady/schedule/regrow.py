@@ -128,11 +128,9 @@ class _Grower:
         free = self.free[arc]
         if at is None:
             return free[0], free[0]
-        base = at - at % self.period
-        i = bisect.bisect_left(free, at - base)
-        if i < len(free):
-            return base + free[i], free[i]
-        return base + self.period + free[0], free[0]
+        i = bisect.bisect_left(free, at % self.period)
+        slot = free[i] if i < len(free) else free[0]  # none left in this period: wrap
+        return unrolled(slot, at, self.period), slot
 
     def grow(self, k: int) -> tuple[dict, list]:
         """One tree, with ``k`` trees left to build (this one included): (parent map,
