@@ -107,11 +107,13 @@ def horizon_plan(platform, result, horizon, ladder=LADDER, forwarding=FORWARDING
     :func:`steady.schedule.timed.timed_schedule` from the exact optimum ``result``) and
     forwarding rule whose finite schedule delivers the most messages by ``horizon``;
     ties go to the smaller M, then to the period rule.  ``progress(M)`` is called per M."""
+    from ..schedule.counts import CutPool
     from ..schedule.timed import timed_schedule, tree_families
 
     k = Fraction(horizon)
     result = with_trees(platform, result)
     families = tree_families(platform, result)
+    cuts = CutPool()   # the cuts found at one M serve every M
     optimum = result.throughput
     cap = bound(optimum, k)
     tried, seen, best_count, worse = [], set(), -1, 0
@@ -121,7 +123,7 @@ def horizon_plan(platform, result, horizon, ladder=LADDER, forwarding=FORWARDING
             break
         if progress:
             progress(m)
-        schedule, stats = timed_schedule(platform, result, m, families)
+        schedule, stats = timed_schedule(platform, result, m, families, cuts)
         key = (schedule.messages_per_period, schedule.period, len(schedule.transfers))
         if key in seen:          # the same schedule again (the optimum fits in fewer)
             continue
