@@ -55,15 +55,11 @@ class CutPool:
     on it; a set's order would follow Python's string hashing)."""
 
     def __init__(self, solves: int | None = None):
-        self.sides: list[frozenset] = []
-        self._known: set[frozenset] = set()
+        self.sides: dict[frozenset, None] = {}   # a dict: each once, in order
         self.solves_left = POOL_SOLVES if solves is None else solves
 
     def add(self, sides) -> None:
-        for side in sides:
-            if side not in self._known:
-                self._known.add(side)
-                self.sides.append(side)
+        self.sides.update(dict.fromkeys(sides))
 
 
 def cut_counts(platform, messages: int, pool: CutPool | None = None,
@@ -97,7 +93,7 @@ def cut_counts(platform, messages: int, pool: CutPool | None = None,
 
     def add_cuts() -> None:
         nonlocal added
-        for side in pool.sides[added:]:
+        for side in list(pool.sides)[added:]:
             solver.Add(solver.Sum([x for x, (u, v) in zip(n, arcs)
                                    if u in side and v not in side]) >= messages)
         added = len(pool.sides)
