@@ -80,7 +80,7 @@ def test_a_30_node_platform_gains_at_19_messages(monkeypatch):
 def test_the_list_schedule_rounds_stay_within_their_budget(sends, most):
     """At most ``most`` (default LIST_ROUNDS) rounds per rule, at least one, and more
     than one only while their placements fit ROUND_PLACEMENTS."""
-    rules, rounds, chunk = timed._runs_plan(sends, most)
+    rules, rounds, chunk = timed._runs_plan(*((sends,) if most is None else (sends, most)))
     assert 1 <= rounds <= (timed.LIST_ROUNDS if most is None else most)
     assert rounds == 1 or rounds * sends <= timed.ROUND_PLACEMENTS
     assert rules >= 1 and -(-sends // chunk) <= timed.RUN_PLACEMENTS

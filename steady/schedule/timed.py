@@ -91,7 +91,7 @@ def timed_schedule(platform, result, max_messages: int,
     if best[1][0].throughput < result.throughput:
         found = _from_cut_counts(platform, result, max_messages, cuts)
         if found is not None and found[0].throughput > best[1][0].throughput:
-            best = ("spanning arborescences of the counts", found)
+            best = (CUT_TREES, found)
     family, (schedule, messages, how) = best
     check_timetable(platform, schedule)
     loads = port_loads(platform, schedule.messages_per_link())
@@ -190,6 +190,8 @@ CUT_ARCS = 1000
 #: random platform, 0.9872 with 0 and 0.9986 with 0.01; at N = 19 on a 30-node one,
 #: 1 and 0.9906), so both are tried.
 CUT_SPREADS = (0.0, 0.01)
+#: What ``trees_from`` says of a schedule built on those counts (not a tree family).
+CUT_TREES = "spanning arborescences of the counts"
 #: Rounds per priority rule when the list schedule fits counts chosen over the cuts
 #: (:func:`_runs_plan`; :data:`LIST_ROUNDS` elsewhere).  Those counts are tight on
 #: many ports, and the greedy's first rounds leave gaps that later rounds close: at
@@ -199,6 +201,8 @@ CUT_SPREADS = (0.0, 0.01)
 #: A run of ~1300 messages takes ~7 ms, and :data:`ROUND_PLACEMENTS` still bounds
 #: the rounds' work.
 CUT_ROUNDS = 40
+#: Rounds per priority rule of the list schedule elsewhere, at most (:func:`timetable`).
+LIST_ROUNDS = 8
 
 
 def _from_cut_counts(platform, result, messages: int, cuts: CutPool | None):
@@ -402,13 +406,13 @@ def list_schedule(platform, trees) -> tuple[list[TimedTransfer], Fraction]:
     return transfers, period
 
 
-def timetable(platform, trees, most_rounds: int | None = None
+def timetable(platform, trees, most_rounds: int = LIST_ROUNDS
               ) -> tuple[list[TimedTransfer], Fraction, str]:
     """The period's timetable of the trees' messages (step 3): (transfers, period, how:
     "list schedule" or "rounds on shared links").  Greedy list schedule: each
     priority rule of :data:`PRIORITIES` runs a few rounds (:func:`_runs_plan`: at most
-    ``most_rounds``, by default :data:`LIST_ROUNDS`), a port that
-    ended after the largest port load gaining that much priority in the next round;
+    ``most_rounds``), a port that ended after the largest port load gaining that much
+    priority in the next round;
     the shortest period wins (then the fewest transfers, within a budget); with shared
     links and equal costs, rounds (:func:`_link_rounds`) when they end earlier."""
     used = _usage(trees)
@@ -694,20 +698,15 @@ ALL_PLACEMENTS = 1_200_000
 ROUND_PLACEMENTS = 150_000
 
 
-#: Rounds per priority rule, at most (:func:`_runs_plan`), unless a caller asks more.
-LIST_ROUNDS = 8
-
-
-def _runs_plan(sends: int, most_rounds: int | None = None) -> tuple[int, int, int]:
+def _runs_plan(sends: int, most_rounds: int = LIST_ROUNDS) -> tuple[int, int, int]:
     """(priority rules, rounds per rule, messages per placement) for ``sends`` message
     transmissions per period: single messages up to :data:`RUN_PLACEMENTS` per run,
-    chunks beyond; up to ``most_rounds`` (:data:`LIST_ROUNDS`) rounds per rule while
-    they fit :data:`ROUND_PLACEMENTS`; as
-    many rules as :data:`ALL_PLACEMENTS` allows (at least one)."""
+    chunks beyond; up to ``most_rounds`` rounds per rule while they fit
+    :data:`ROUND_PLACEMENTS`; as many rules as :data:`ALL_PLACEMENTS` allows (at least
+    one)."""
     chunk = -(-sends // RUN_PLACEMENTS)
     placements = -(-sends // chunk)
     rules = max(1, min(2 * len(PRIORITIES), ALL_PLACEMENTS // placements))
-    most_rounds = LIST_ROUNDS if most_rounds is None else most_rounds
     return rules, max(1, min(most_rounds, ROUND_PLACEMENTS // max(1, sends))), chunk
 
 
