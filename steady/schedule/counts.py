@@ -16,7 +16,7 @@ together:
 starting from the cuts into every single node and out of the source.  Its answer is
 rounded and checked exactly (a max-flow to every destination); each destination it
 leaves short gives its minimum cut, which joins the MILP, and it is solved again, at most
-:data:`CUT_ROUNDS` times.  Cuts do not depend on N, so callers that try many N share a
+:data:`CUT_SOLVES` times.  Cuts do not depend on N, so callers that try many N share a
 :class:`CutPool`.
 
 The MILP is a float search (SCIP, OR-Tools) bounded by :data:`CUT_NODES`
@@ -33,7 +33,7 @@ from ..exact.maxflow import FlowNetwork
 Arc = tuple[str, str]
 
 #: Solves at most per call (each adds the cuts the last answer left short).
-CUT_ROUNDS = 40
+CUT_SOLVES = 40
 #: Solves at most per :class:`CutPool`, over all its calls: the work bound of a caller
 #: that tries many N (a 65-node random platform takes 0.2 to 2 s per solve).
 POOL_SOLVES = 120
@@ -102,7 +102,7 @@ def cut_counts(platform, messages: int, pool: CutPool | None = None,
     solver.Minimize(period + spread / len(nodes) * total)
     solver.SetSolverSpecificParametersAsString(f"limits/nodes = {CUT_NODES}\n")
     solver.SetTimeLimit(int(CUT_SECONDS * 1000))
-    for _ in range(CUT_ROUNDS):
+    for _ in range(CUT_SOLVES):
         if pool.solves_left <= 0:
             return None
         pool.solves_left -= 1

@@ -13,7 +13,7 @@ start time (steady-schedule version 2), built in three steps:
    load); the N <= M with the best bound is kept.  For 2 <= M <= 50, counts for N = M chosen
    together by a MILP over the cuts (:mod:`.counts`: largest port load minimised,
    Edmonds' condition checked exactly) are built on too, and kept when their schedule
-   is faster (a 30-node random platform at M = 19: 0.9952 -> 0.9963).
+   is faster (a 30-node random platform at M = 19: 0.9952 -> 1).
 2. **Integer trees.**  Tree l gets floor(λ_l·N/TP*) messages; trees with the largest
    remainders then get one more while their links have room; what is still missing is
    packed into the remaining capacities by the combinatorial construction of Thm 5
