@@ -348,8 +348,11 @@ def _fixed_speed_rows(report, n) -> list[tuple[str, str]]:
 def _rule_text(report) -> str:
     if report.listed is not None:
         return "no periods: the broadcasts list scheduled over its trees"
-    return {"period": "forwarding one period later (002 §5.5)",
+    rule = {"period": "forwarding one period later (002 §5.5)",
             "pipelined": "pipelined forwarding (lags from the timetable)"}[report.forwarding]
+    if (report.choice or {}).get("routed_cleanup"):
+        rule += "; clean-up routed afresh, off the trees"
+    return rule
 
 
 def _phase_rows(report, n) -> list[tuple[str, str]]:

@@ -10,7 +10,9 @@ when forwarding is pipelined, :mod:`steady.simulate.unroll`).  A longer period c
 a better ratio (finer integer counts, :mod:`steady.schedule.timed`) but makes each of
 those periods longer.  :func:`horizon_plan` tries M on a small ladder and both
 forwarding rules and keeps the finite schedule that delivers the most by K, computed
-exactly (:func:`steady.simulate.horizon.delivered`), not estimated.
+exactly (:func:`steady.simulate.horizon.delivered`), not estimated.  With pipelined
+forwarding it also counts the same periods followed by a clean-up routed afresh, off
+the trees (:mod:`.rerouted`: any holder sends a message to any neighbour lacking it).
 
 :func:`best_for_horizon` then also runs the trees of the best certified ratio tried as a
 list run (:mod:`.listed`: no periods) and keeps it when it delivers more; it is what
@@ -19,7 +21,11 @@ list run (:mod:`.listed`: no periods) and keeps it when it delivers more; it is 
 The result is public and documented so that other executors (``steady run``, a SimGrid
 replay) can run the same plan: :class:`HorizonPlan` holds the version 2 schedule, the
 forwarding rule, its :class:`~steady.simulate.unroll.PeriodicPattern` (lags per tree and
-node) and the phase lengths.
+node) and the phase lengths.  When ``candidate.routed_cleanup`` is set, ``steady
+simulate`` ran the clean-up routed afresh (:mod:`.rerouted`); ``pattern`` and
+``lengths`` still describe the clean-up over the trees, which is what an executor that
+follows the periodic time line runs (it then delivers what that candidate without
+``routed_cleanup`` delivers, also listed).
 """
 
 from __future__ import annotations
@@ -33,6 +39,7 @@ from ..schedule.regrow import regrown
 from .engine import TooLarge
 from .horizon import Phases, bound, delivered, horizon_report, phases, whole_batches
 from .listed import LISTED, listed_horizon, listed_report
+from .rerouted import routed_count, routed_report
 from .unroll import FORWARDING, PIPELINED, PeriodicPattern
 
 #: Messages per period tried by default, in increasing order, while the period stays
@@ -65,6 +72,7 @@ class Candidate:
     cleanup: Fraction
     delivered: int              # by the horizon, exact
     regrown: bool = False       # trees regrown by earliest arrival (:mod:`..schedule.regrow`)
+    routed_cleanup: bool = False  # the clean-up routed afresh (:mod:`.rerouted`)
 
     def to_dict(self) -> dict:
         return {"max_messages": self.max_messages,
@@ -72,7 +80,8 @@ class Candidate:
                 "period": format_exact(self.period), "ratio": format_exact(self.ratio),
                 "forwarding": self.forwarding, "warmup_periods": self.warmup_periods,
                 "init": format_exact(self.init), "cleanup": format_exact(self.cleanup),
-                "delivered": self.delivered, "regrown": self.regrown}
+                "delivered": self.delivered, "regrown": self.regrown,
+                "routed_cleanup": self.routed_cleanup}
 
 
 @dataclass(frozen=True)
@@ -98,6 +107,7 @@ class HorizonPlan:
         return {"max_messages": c.max_messages, "messages_per_period": c.messages_per_period,
                 "period": format_exact(c.period), "ratio": format_exact(c.ratio),
                 "forwarding": c.forwarding, "regrown": c.regrown,
+                "routed_cleanup": c.routed_cleanup,
                 "candidates": [x.to_dict() for x in self.candidates]}
 
 
@@ -143,21 +153,25 @@ def horizon_plan(platform, result, horizon, ladder=LADDER, forwarding=FORWARDING
             most = int(cap // max(pattern.messages, 1))
             count = whole_batches(pattern, k, lengths, most) * pattern.messages
             tried.append([count, m, rule, variant, pattern, lengths, stats["ratio"],
-                          variant is not schedule])
+                          variant is not schedule, False])
+            routed = routed_count(pattern, lengths, k) if rule == PIPELINED else None
+            if routed is not None:
+                tried.append([routed[0], m, rule, variant, pattern, lengths,
+                              stats["ratio"], variant is not schedule, True])
         top = max(t[0] for t in tried)
         worse = 0 if top > best_count else worse + 1
         best_count = max(best_count, top)
     if not tried:
         raise ValueError("no timed schedule could be built")
     order = sorted(range(len(tried)), key=lambda i: (-tried[i][0], i))
-    for i in order[:REFINED]:
+    for i in [i for i in order if not tried[i][8]][:REFINED]:   # routed counts are exact
         entry = tried[i]
         entry[0] = delivered(entry[4], k, entry[5], int(cap // max(entry[4].messages, 1)))[0]
     best = min(range(len(tried)), key=lambda i: (-tried[i][0], i))
     candidates = tuple(
         Candidate(m, s.messages_per_period, s.period, ratio, rule, p.warmup, l.init,
-                  l.cleanup, count, again)
-        for count, m, rule, s, p, l, ratio, again in tried)
+                  l.cleanup, count, again, routed)
+        for count, m, rule, s, p, l, ratio, again, routed in tried)
     schedule, pattern, lengths = tried[best][3:6]
     return HorizonPlan(schedule, pattern, lengths, candidates[best], optimum, candidates,
                        finest[1], finest[2])
@@ -210,9 +224,13 @@ def best_for_horizon(platform, result, horizon, max_events: int, ladder=LADDER,
     schedule, report = plan.schedule, None
     if rules != (LISTED,):
         stage("simulation")
-        report = horizon_report(schedule, horizon, max_events, result.throughput,
-                                pattern=plan.pattern, lengths=plan.lengths,
-                                choice=plan.to_dict())
+        if plan.candidate.routed_cleanup:
+            report = routed_report(plan.pattern, plan.lengths, horizon, result.throughput,
+                                   max_events, plan.to_dict())
+        else:
+            report = horizon_report(schedule, horizon, max_events, result.throughput,
+                                    pattern=plan.pattern, lengths=plan.lengths,
+                                    choice=plan.to_dict())
     if LISTED in rules:
         stage("list run")
         run, over, again = _best_list_run(

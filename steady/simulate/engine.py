@@ -75,18 +75,24 @@ def check_blocks(pattern: PeriodicPattern, blocks, messages: int) -> Simulation:
     Message numbers are b·M + offset_l + k (batch b, tree l, k-th message of the tree's
     share); ``messages`` are expected to be numbers 0..messages-1 (only the last batch
     may be partial)."""
-    platform = pattern.schedule.platform
-    cost = {l.arc: l.cost for l in platform.links}
+    events, unit = block_events(pattern, blocks)
+    return check_events(pattern.schedule.platform, events, messages, unit)
+
+
+def block_events(pattern: PeriodicPattern, blocks, unit: int = 1) -> tuple[list, int]:
+    """(events, unit): ``blocks`` as single message transfers (tail, head, message,
+    start, end), times in ticks of 1/unit (``unit`` times what the blocks need)."""
+    cost = {l.arc: l.cost for l in pattern.schedule.platform.links}
     unit = math.lcm(*(t.denominator for b in blocks for t in (b.start, cost[(b.tail, b.head)])),
-                    1)
-    events = []  # (tail, head, message, start, end) in ticks of 1/unit
+                    unit)
+    events = []
     for b in blocks:
         c = int(cost[(b.tail, b.head)] * unit)
         s0 = int(b.start * unit)
         for k in range(b.count):
             g = pattern.message_id(b.batch, b.tree, b.first + k)
             events.append((b.tail, b.head, g, s0 + k * c, s0 + (k + 1) * c))
-    return check_events(platform, events, messages, unit)
+    return events, unit
 
 
 def check_events(platform, events, messages: int, unit: int) -> Simulation:
