@@ -32,7 +32,8 @@ import heapq
 from dataclasses import dataclass
 
 from ..numbers import lcm_of_denominators
-from .timed import integer_shares, link_full, link_shares
+from .port_clock import PortClock
+from .timed import integer_shares, link_shares
 from .tree_order import _children, busier_port
 
 Arc = tuple[str, str]
@@ -84,52 +85,30 @@ def list_run(platform, trees, messages: int) -> ListRun:
     for x, l in enumerate(tree_of):
         for child in children[l].get(source, ()):
             ready[(source, child)].append(x)   # increasing: already a heap
-    parts, capacity = integer_shares(link_shares(platform, arcs))
-    in_use: dict[str, int] = {}
-    idle_out, idle_in = set(work_out), set(work_in)
-    freed: dict[int, list] = {}
-    events = [0]
+    clock = PortClock(*integer_shares(link_shares(platform, arcs)))
     sends: list = []
     left = messages * (len(platform.nodes) - 1)
     while left:
-        t = heapq.heappop(events)
-        for kind, v, x in freed.pop(t, ()):
-            if kind == "out":
-                idle_out.add(v)
-            elif kind == "in":
-                idle_in.add(v)
-            elif kind == "link":
-                for lid, share in parts[v]:
-                    in_use[lid] -= share
-            else:   # broadcast x has arrived at v: its tree's links out of v may send it
-                for child in children[tree_of[x]].get(v, ()):
-                    heapq.heappush(ready[(v, child)], x)
+        t, arrived = clock.advance()
+        for v, x in arrived:   # broadcast x is at v: its tree's links out of v may send it
+            for child in children[tree_of[x]].get(v, ()):
+                heapq.heappush(ready[(v, child)], x)
         candidates = sorted((busier_port(work_out[u], work_in[arc[1]]), ready[arc][0], arc)
-                            for u in idle_out for arc in out_arcs.get(u, ())
-                            if ready[arc] and arc[1] in idle_in)
+                            for u in work_out if u not in clock.busy_out
+                            for arc in out_arcs.get(u, ())
+                            if ready[arc] and arc[1] not in clock.busy_in)
         for _, _, arc in candidates:
-            u, v = arc
-            if u not in idle_out or v not in idle_in:
+            if not clock.free(*arc):
                 continue
-            if link_full(arc, parts, in_use, capacity):
+            if clock.full(arc):
                 continue   # a transfer on the link ends later: that is an event
             x = heapq.heappop(ready[arc])
-            end = t + cost[arc]
-            work_out[u] -= cost[arc]
-            work_in[v] -= cost[arc]
-            idle_out.discard(u)
-            idle_in.discard(v)
-            if end not in freed:
-                freed[end] = []
-                heapq.heappush(events, end)
-            freed[end] += [("out", u, None), ("in", v, None), ("got", v, x)]
-            if arc in parts:
-                for lid, share in parts[arc]:
-                    in_use[lid] = in_use.get(lid, 0) + share
-                freed[end].append(("link", arc, None))
-            sends.append((u, v, x, t))
+            work_out[arc[0]] -= cost[arc]
+            work_in[arc[1]] -= cost[arc]
+            clock.start(arc, t + cost[arc], x)
+            sends.append((arc[0], arc[1], x, t))
             left -= 1
-        if left and not events:  # pragma: no cover - a sender always holds something
+        if left and not clock:  # pragma: no cover - a sender always holds something
             raise AssertionError("list run stalled with broadcasts left")
     return ListRun(unit, cost, sends, tree_of)
 

@@ -33,13 +33,13 @@ and node lacking it, at most :data:`REROUTE_WORK`.
 from __future__ import annotations
 
 import bisect
-import heapq
 import math
 from dataclasses import dataclass, replace
 from fractions import Fraction
 
 from ..numbers import lcm_of_denominators
-from ..schedule.timed import integer_shares, link_full, link_shares
+from ..schedule.port_clock import PortClock
+from ..schedule.timed import integer_shares, link_shares
 from .engine import Simulation, block_events, check_events, transfers_needed
 from .horizon import HorizonReport, Phases, bound, largest_checkable
 from .unroll import PeriodicPattern, finite_schedule
@@ -90,7 +90,7 @@ def routed_cleanup(pattern: PeriodicPattern, batches: int) -> Cleanup:
     into: dict[str, list] = {}
     for (u, v), c in sorted(cost.items(), key=lambda item: (item[1], item[0])):
         into.setdefault(v, []).append((u, c))
-    parts, capacity = integer_shares(link_shares(platform, cost))
+    clock = PortClock(*integer_shares(link_shares(platform, cost)))
     held = {g: set(platform.nodes) - lack for g, lack in lacking.items()}
     wants = {v: set() for v in platform.nodes}
     for g, lack in lacking.items():
@@ -98,44 +98,21 @@ def routed_cleanup(pattern: PeriodicPattern, batches: int) -> Cleanup:
             wants[v].add(g)
     left = {g: len(lack) for g, lack in lacking.items()}
     last = dict.fromkeys(lacking, 0)
-    busy_out: set = set()
-    busy_in: set = set()
-    in_use: dict[str, int] = {}
-    freed: dict[int, list] = {}
-    times = [0]
     events, completion = [], {}
-    while times:
-        t = heapq.heappop(times)
-        for kind, v, x in freed.pop(t, ()):
-            if kind == "out":
-                busy_out.discard(v)
-            elif kind == "in":
-                busy_in.discard(v)
-            elif kind == "link":
-                for lid, share in parts[x]:
-                    in_use[lid] -= share
-            else:
-                held[x].add(v)
+    while clock:
+        t, arrived = clock.advance()
+        for v, g in arrived:
+            held[g].add(v)
         # the in-ports with the most work left first (messages lacked x cheapest link)
-        for v in sorted((v for v in wants if wants[v] and v not in busy_in),
+        for v in sorted((v for v in wants if wants[v] and v not in clock.busy_in),
                         key=lambda v: (-len(wants[v]) * into[v][0][1], v)):
-            pick = _oldest_offer(v, wants[v], into.get(v, ()), held, busy_out,
-                                 lambda arc: link_full(arc, parts, in_use, capacity))
+            pick = _oldest_offer(v, wants[v], into.get(v, ()), held, clock)
             if pick is None:
                 continue
             g, u = pick
             end = t + cost[(u, v)]
             wants[v].discard(g)
-            busy_out.add(u)
-            busy_in.add(v)
-            if end not in freed:
-                freed[end] = []
-                heapq.heappush(times, end)
-            freed[end] += [("out", u, None), ("in", v, None), ("got", v, g)]
-            if (u, v) in parts:
-                for lid, share in parts[(u, v)]:
-                    in_use[lid] = in_use.get(lid, 0) + share
-                freed[end].append(("link", None, (u, v)))
+            clock.start((u, v), end, g)
             events.append((u, v, g, t, end))
             left[g] -= 1
             last[g] = max(last[g], end)
@@ -146,10 +123,10 @@ def routed_cleanup(pattern: PeriodicPattern, batches: int) -> Cleanup:
     return Cleanup(batches, unit, tuple(events), completion)
 
 
-def _oldest_offer(v, wants, senders, held, busy_out, full):
+def _oldest_offer(v, wants, senders, held, clock):
     """(message, sender): the oldest message v lacks that a neighbour with a free
     out-port (and room on the shared links between) holds, from the cheapest link."""
-    free = [u for u, _ in senders if u not in busy_out and not full((u, v))]
+    free = [u for u, _ in senders if u not in clock.busy_out and not clock.full((u, v))]
     if not free:
         return None
     for g in sorted(wants):

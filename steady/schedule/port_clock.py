@@ -1,0 +1,72 @@
+"""The event clock of a greedy one-port placement (ours): which ports are busy, how much
+of each shared network link the transfers in progress hold, and when the next one ends.
+
+Two greedy placements share it: the list run of a whole finite run
+(:mod:`steady.schedule.list_run`) and the clean-up routed afresh
+(:mod:`steady.simulate.rerouted`).  Both place single-message transfers at *events*, the
+times at which some transfer ends; at an event the ports of the transfers that end are
+free again, their shared links give back their part (issue 19: the transfers in
+progress on a link use at most its capacity), and their messages have arrived.  Times
+are integer ticks.
+"""
+
+from __future__ import annotations
+
+import heapq
+
+from .timed import link_full
+
+Arc = tuple[str, str]
+
+
+class PortClock:
+    """Busy out-ports and in-ports, shared links' capacity in use, and the transfers in
+    progress by end time.  ``parts`` and ``capacity`` are those of
+    :func:`steady.schedule.timed.integer_shares` (empty without shared links)."""
+
+    def __init__(self, parts: dict, capacity: dict):
+        self.parts = parts
+        self.capacity = capacity
+        self.in_use: dict[str, int] = {}
+        self.busy_out: set = set()
+        self.busy_in: set = set()
+        self._ending: dict[int, list] = {}
+        self._times = [0]
+
+    def __bool__(self) -> bool:
+        """Whether an event is still to come (the first one is at tick 0)."""
+        return bool(self._times)
+
+    def advance(self) -> tuple[int, list]:
+        """The next event: (tick, [(head, payload) of each transfer that ends then]),
+        with those transfers' ports and link capacity freed."""
+        t = heapq.heappop(self._times)
+        arrived = []
+        for (tail, head), payload in self._ending.pop(t, ()):
+            self.busy_out.discard(tail)
+            self.busy_in.discard(head)
+            for lid, share in self.parts.get((tail, head), ()):
+                self.in_use[lid] -= share
+            arrived.append((head, payload))
+        return t, arrived
+
+    def free(self, tail: str, head: str) -> bool:
+        """Whether ``tail``'s out-port and ``head``'s in-port are both free."""
+        return tail not in self.busy_out and head not in self.busy_in
+
+    def full(self, arc: Arc) -> bool:
+        """Whether a shared link on ``arc``'s route lacks room for one more transfer."""
+        return link_full(arc, self.parts, self.in_use, self.capacity)
+
+    def start(self, arc: Arc, end: int, payload) -> None:
+        """A transfer over ``arc`` from now to tick ``end`` carrying ``payload``: its
+        ports are busy and its shared links hold their part until then."""
+        tail, head = arc
+        self.busy_out.add(tail)
+        self.busy_in.add(head)
+        for lid, share in self.parts.get(arc, ()):
+            self.in_use[lid] = self.in_use.get(lid, 0) + share
+        if end not in self._ending:
+            self._ending[end] = []
+            heapq.heappush(self._times, end)
+        self._ending[end].append((arc, payload))
