@@ -60,7 +60,8 @@ def test_timed_schedules_never_lose_to_the_rounded_counts(platform, m):
 def test_a_30_node_platform_gains_at_19_messages(monkeypatch):
     """Random 30 nodes (d 0.1, seed 2) at M = 19: the rounded counts give 0.9952; the
     counts over the cuts bound the ratio by exactly 1; :data:`timed.CUT_ROUNDS` rounds
-    of the list schedule reach it, the default :data:`timed.LIST_ROUNDS` only 0.9963."""
+    of the list schedule reach it, the default :data:`timed.LIST_ROUNDS` only 0.9963
+    without the search of the ports' orders (steady.schedule.order_search)."""
     platform = random_platform(30, 0.1, seed=2)
     result = throughput(platform, "trees")
     pool = CutPool()
@@ -70,6 +71,7 @@ def test_a_30_node_platform_gains_at_19_messages(monkeypatch):
     assert stats["construction"].startswith("counts chosen over the cuts")
     assert verify(platform, schedule).ratio == stats["ratio"] == 1
     monkeypatch.setattr(timed, "CUT_ROUNDS", timed.LIST_ROUNDS)
+    monkeypatch.setattr(timed, "searched_runs", lambda *args: None)
     fewer = timed_schedule(platform, result, 19)[1]["ratio"]
     assert Fraction(996, 1000) <= fewer < 1
     monkeypatch.setattr(timed, "CUT_MESSAGES", 0)

@@ -58,6 +58,7 @@ from ..schedule_file import (TIMED, PriceCertificate, Schedule, TimedTransfer, T
 from ..throughput import compact_trees, throughput as optimal_throughput
 from .branchings import root_connectivity, weighted_branchings
 from .counts import CutPool, cut_counts
+from .order_search import searched_runs
 from .packing import dinkelbach_weights, exact_ratio
 from .periodic import integer_trees as branching_trees, periodic_schedule
 from .rounds import link_rounds, rounds_needed
@@ -208,19 +209,21 @@ LIST_ROUNDS = 8
 def _from_cut_counts(platform, result, messages: int, cuts: CutPool | None):
     """(schedule, messages, how) on ``messages`` spanning arborescences packed into
     counts chosen over the cuts (:func:`.counts.cut_counts`, 002 Thm 5 for the
-    packing), the best of :data:`CUT_SPREADS`; None when they do not apply or give no
-    counts."""
+    packing), the best of :data:`CUT_SPREADS`, the ports' orders searched
+    (:mod:`.order_search`: which of the two gains the most varies); None when they do
+    not apply or give no counts."""
     if (not 2 <= messages <= CUT_MESSAGES or len(platform.arcs) > CUT_ARCS
             or has_link_rows(platform)):
         return None
     cuts = CutPool() if cuts is None else cuts
-    best = None
+    packed = []
     for spread in CUT_SPREADS:
         counts = cut_counts(platform, messages, cuts, spread)
-        if counts is None:
-            continue
-        weights = _merged(weighted_branchings(platform, counts, messages))
-        transfers, period, how = timetable(platform, weights, CUT_ROUNDS)
+        if counts is not None:
+            packed.append(_merged(weighted_branchings(platform, counts, messages)))
+    best = None
+    for weights in packed:
+        transfers, period, how = timetable(platform, weights, CUT_ROUNDS, search=True)
         schedule = _document(platform, weights, transfers, period, result)
         if best is None or schedule.throughput > best[0].throughput:
             best = (schedule, messages, f"counts chosen over the cuts, tree packing, {how}")
@@ -406,15 +409,19 @@ def list_schedule(platform, trees) -> tuple[list[TimedTransfer], Fraction]:
     return transfers, period
 
 
-def timetable(platform, trees, most_rounds: int = LIST_ROUNDS
+def timetable(platform, trees, most_rounds: int = LIST_ROUNDS, search: bool = False
               ) -> tuple[list[TimedTransfer], Fraction, str]:
     """The period's timetable of the trees' messages (step 3): (transfers, period, how:
-    "list schedule" or "rounds on shared links").  Greedy list schedule: each
+    "list schedule", "list schedule, port orders searched" or "rounds on shared
+    links").  Greedy list schedule: each
     priority rule of :data:`PRIORITIES` runs a few rounds (:func:`_runs_plan`: at most
     ``most_rounds``), a port that ended after the largest port load gaining that much
     priority in the next round;
     the shortest period wins (then the fewest transfers, within a budget); with shared
-    links and equal costs, rounds (:func:`_link_rounds`) when they end earlier."""
+    links and equal costs, rounds (:func:`_link_rounds`) when they end earlier; with
+    ``search`` and no shared links, the port orders searched by CP-SAT
+    (:mod:`.order_search`) when the list schedule ends after the largest port load and
+    the search ends earlier."""
     used = _usage(trees)
     unit = lcm_of_denominators(platform.cost(*arc) for arc in used)
     cost = {arc: int(platform.cost(*arc) * unit) for arc in used}
@@ -449,6 +456,15 @@ def timetable(platform, trees, most_rounds: int = LIST_ROUNDS
                 if end > lower:
                     boost[port] = boost.get(port, 0) + end - lower
     how = "list schedule"
+    if search and not links and best[0] > lower:
+        runs = searched_runs(used, cost, lower, best[2])
+        if runs is not None:
+            makespan = max(_port_ends(runs, cost).values())
+            pieces = sum(len(rs) for rs in runs.values())
+            # one transfer per message at most: beyond the budget of the greedy's
+            # merged runs, but the search holds at most SEARCH_SLOTS messages
+            if makespan < best[0]:
+                best, how = (makespan, pieces, runs), "list schedule, port orders searched"
     if links and best[0] > lower:
         rounds = _link_rounds(used, cost, links, best[0])
         if rounds is not None:

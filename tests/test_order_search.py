@@ -1,0 +1,110 @@
+"""steady.schedule.order_search: a timetable's port orders searched by CP-SAT
+(proofs/timed-schedule.md, "Port orders searched")."""
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from steady.generators import random_platform
+from steady.schedule.order_search import GRID, _messages_in_order, _placed, searched_runs
+from steady.schedule.timed import PRIORITIES, _greedy_runs, _port_ends, timetable
+
+# 6 derangements of 7 nodes, unit costs: every port sends and receives 6 messages, so
+# by König's theorem (002 Thm 6) 6 matchings hold them all and a period of 6 exists
+HAND = {("a", "b"): 3, ("b", "a"): 2, ("c", "e"): 1, ("d", "f"): 4, ("e", "g"): 2,
+        ("f", "c"): 2, ("g", "d"): 2, ("a", "g"): 2, ("b", "d"): 2, ("c", "a"): 2,
+        ("e", "c"): 3, ("f", "b"): 1, ("g", "e"): 3, ("b", "g"): 2, ("c", "f"): 2,
+        ("d", "a"): 1, ("f", "e"): 2, ("a", "c"): 1, ("g", "b"): 1, ("c", "d"): 1,
+        ("e", "a"): 1, ("d", "b"): 1, ("f", "d"): 1}
+
+
+def loads(used, cost):
+    out = {}
+    for (u, v), n in used.items():
+        out[("out", u)] = out.get(("out", u), 0) + n * cost[(u, v)]
+        out[("in", v)] = out.get(("in", v), 0) + n * cost[(u, v)]
+    return out
+
+
+def check_timetable_of(runs, used, cost):
+    """Every arc carries its count; no port holds two messages at once."""
+    busy = {}
+    for arc, arc_runs in runs.items():
+        assert sum(n for _, n in arc_runs) == used[arc]
+        for start, n in arc_runs:
+            for port in (("out", arc[0]), ("in", arc[1])):
+                busy.setdefault(port, []).append((start, start + n * cost[arc]))
+    for intervals in busy.values():
+        intervals.sort()
+        for (_, end), (start, _) in zip(intervals, intervals[1:]):
+            assert end <= start
+    assert set(runs) == set(used)
+
+
+def greedy_best(used, cost, lower, rounds=40):
+    best = None
+    for key, stick in PRIORITIES:
+        boost = {}
+        for _ in range(rounds):
+            runs = _greedy_runs(used, cost, key, boost, stick)
+            ends = _port_ends(runs, cost)
+            if best is None or max(ends.values()) < best[0]:
+                best = (max(ends.values()), runs)
+            for port, end in ends.items():
+                if end > lower:
+                    boost[port] = boost.get(port, 0) + end - lower
+    return best
+
+
+def test_the_search_reaches_the_largest_port_load_where_the_greedy_does_not():
+    cost = dict.fromkeys(HAND, 1)
+    lower = max(loads(HAND, cost).values())
+    assert lower == 6
+    makespan, runs = greedy_best(HAND, cost, lower)
+    assert makespan == 7   # every round of every rule ends one message late
+    found = searched_runs(HAND, cost, lower, runs)
+    check_timetable_of(found, HAND, cost)
+    assert max(_port_ends(found, cost).values()) == 6
+
+
+@st.composite
+def open_shops(draw):
+    nodes = "abcde"
+    arcs = draw(st.lists(st.sampled_from([(u, v) for u in nodes for v in nodes if u != v]),
+                         min_size=1, max_size=12, unique=True))
+    used = {a: draw(st.integers(1, 4)) for a in arcs}
+    cost = {a: draw(st.integers(1, 7)) for a in arcs}
+    return used, cost
+
+
+@settings(max_examples=25, deadline=None)
+@given(open_shops())
+def test_searched_placements_are_timetables_within_the_grid_bound(shop):
+    used, cost = shop
+    lower = max(loads(used, cost).values())
+    makespan, runs = greedy_best(used, cost, lower, rounds=1)
+    found = searched_runs(used, cost, lower, runs)
+    assert found is not None
+    check_timetable_of(found, used, cost)
+    end = max(_port_ends(found, cost).values())
+    assert end >= lower
+    # the exact placement ends by the grid's bound of the hint (proof, claim 2)
+    grid = {a: -(-c * GRID // lower) for a, c in cost.items()}
+    _, hint_end = _placed(_messages_in_order(runs, cost), grid)
+    assert end * GRID <= hint_end * lower
+
+
+@settings(max_examples=6, deadline=None)
+@given(st.integers(1, 10_000), st.integers(2, 6))
+def test_a_searched_timetable_never_ends_later(seed, messages):
+    platform = random_platform(8, 0.3, seed=seed)
+    from steady.schedule.counts import cut_counts
+    from steady.schedule.timed import _merged
+    from steady.schedule.branchings import weighted_branchings
+    counts = cut_counts(platform, messages)
+    if counts is None:
+        return
+    trees = _merged(weighted_branchings(platform, counts, messages))
+    plain = timetable(platform, trees, 1)
+    searched = timetable(platform, trees, 1, search=True)
+    assert searched[1] <= plain[1]
+    assert (searched[2] == plain[2]) == (searched[1] == plain[1])
