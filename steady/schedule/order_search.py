@@ -16,6 +16,8 @@ increasing order of the solver's starts, each as soon as both its ports are free
 costs rounded up, the exact placement ends no later than the solver's (proofs/
 timed-schedule.md, "Port orders searched"), and whatever the solver says, the exact
 placement is one-port by construction; the caller keeps it only when it ends earlier.
+Runtime postcondition: every arc keeps its count and the end is not before L (then
+:func:`steady.schedule.timed.check_timetable` checks the whole schedule).
 
 Deterministic: a fixed number of workers with interleaved search and a bound on the
 solver's *deterministic* time (:data:`SEARCH_TIME`), so the same input gives the same
@@ -78,8 +80,12 @@ def searched_runs(used: dict, cost: dict, lower: int, runs: dict) -> dict | None
     if solver.solve(model) not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         return None
     searched = sorted(starts, key=lambda key: (solver.value(starts[key]), key))
-    placed, _ = _placed(searched, cost)
-    return _as_runs(placed, cost)
+    placed, end = _placed(searched, cost)
+    runs = _as_runs(placed, cost)
+    if end < lower or any(sum(n for _, n in runs[arc]) != n for arc, n in used.items()):
+        raise AssertionError("postcondition: the searched timetable lost messages or "
+                             "ends before the largest port load")
+    return runs
 
 
 def _messages_in_order(runs: dict, cost: dict) -> list:
