@@ -5,8 +5,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from steady.generators import random_platform
+from steady.schedule.branchings import weighted_branchings
+from steady.schedule.counts import cut_counts
 from steady.schedule.order_search import GRID, _messages_in_order, _placed, searched_runs
-from steady.schedule.timed import PRIORITIES, _greedy_runs, _port_ends, timetable
+from steady.schedule.timed import PRIORITIES, _greedy_runs, _merged, _port_ends, timetable
 
 # 6 derangements of 7 nodes, unit costs: every port sends and receives 6 messages, so
 # by König's theorem (002 Thm 6) 6 matchings hold them all and a period of 6 exists
@@ -97,9 +99,6 @@ def test_searched_placements_are_timetables_within_the_grid_bound(shop):
 @given(st.integers(1, 10_000), st.integers(2, 6))
 def test_a_searched_timetable_never_ends_later(seed, messages):
     platform = random_platform(8, 0.3, seed=seed)
-    from steady.schedule.counts import cut_counts
-    from steady.schedule.timed import _merged
-    from steady.schedule.branchings import weighted_branchings
     counts = cut_counts(platform, messages)
     if counts is None:
         return

@@ -216,13 +216,12 @@ def _from_cut_counts(platform, result, messages: int, cuts: CutPool | None):
             or has_link_rows(platform)):
         return None
     cuts = CutPool() if cuts is None else cuts
-    packed = []
+    best = None
     for spread in CUT_SPREADS:
         counts = cut_counts(platform, messages, cuts, spread)
-        if counts is not None:
-            packed.append(_merged(weighted_branchings(platform, counts, messages)))
-    best = None
-    for weights in packed:
+        if counts is None:
+            continue
+        weights = _merged(weighted_branchings(platform, counts, messages))
         transfers, period, how = timetable(platform, weights, CUT_ROUNDS, search=True)
         schedule = _document(platform, weights, transfers, period, result)
         if best is None or schedule.throughput > best[0].throughput:
