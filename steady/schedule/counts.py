@@ -20,7 +20,8 @@ leaves short gives its minimum cut, which joins the MILP, and it is solved again
 :class:`CutPool`.
 
 The MILP is a float search (SCIP, OR-Tools) bounded by :data:`CUT_NODES`
-branch-and-bound nodes per solve (deterministic) and a time guard; only counts that pass
+branch-and-bound nodes per solve while cuts are found, then :data:`POLISH_NODES` for one
+more solve once the counts pass every cut (deterministic), and a time guard; only counts that pass
 the exact check are returned (then N trees fit: :func:`.branchings.weighted_branchings`
 packs them exactly), else None and the caller keeps the rounded counts
 (proofs/timed-schedule.md, "Counts chosen over the cuts").
@@ -35,10 +36,19 @@ Arc = tuple[str, str]
 #: Solves at most per call (each adds the cuts the last answer left short).
 CUT_SOLVES = 40
 #: Solves at most per :class:`CutPool`, over all its calls: the work bound of a caller
-#: that tries many N (a 65-node random platform takes 0.2 to 2 s per solve).
-POOL_SOLVES = 120
-#: Branch-and-bound nodes SCIP may explore per solve: the deterministic work bound.
+#: that tries many N (a 65-node random platform takes 0.2 to 2 s per solve).  With 120,
+#: a 50-node random platform (seed 4) spent them all on N <= 5 (N = 2 and 3 do not
+#: converge within CUT_SOLVES), and the N that matter to ``steady simulate`` got none;
+#: from N = 8 to 50 it needs about 230 more.
+POOL_SOLVES = 400
+#: Branch-and-bound nodes SCIP may explore per solve while cuts are still being found:
+#: the deterministic work bound.
 CUT_NODES = 300
+#: Nodes of the solve that follows once the counts pass every cut (the same MILP, the
+#: answer as hint).  300 nodes stop far from the best counts on meshes: a 65-node mesh
+#: (seed 4) reaches ratio bounds 0.9876, 0.9926, 0.9939 at N = 20, 30, 40 with 300 and
+#: 0.9937, 0.9990, 1 with 3000 (2 to 5 s a solve).
+POLISH_NODES = 3000
 #: Seconds per solve at most: a guard against a pathological solve only.
 CUT_SECONDS = 20.0
 #: Costs further apart than this (largest / smallest), or larger than MAX_COEFFICIENT,
@@ -65,57 +75,91 @@ class CutPool:
 def cut_counts(platform, messages: int, pool: CutPool | None = None,
                spread: float = 0.0) -> dict[Arc, int] | None:
     """Integer counts {arc: n_e > 0} whose root-connectivity is >= ``messages`` (checked
-    exactly) and whose largest port load the MILP of the module docstring minimised;
-    None when the search gives no such counts within its bounds."""
-    from ortools.linear_solver import pywraplp
-
+    exactly) and whose largest port load the MILP of the module docstring minimised
+    (with :data:`CUT_NODES` while cuts are found, then once more with
+    :data:`POLISH_NODES`; the lower load of the two kept); None when the search gives no
+    such counts within its bounds."""
     arcs = list(platform.arcs)
     costs = [platform.cost(*a) for a in arcs]
     pool = CutPool() if pool is None else pool
     if (not arcs or pool.solves_left <= 0 or max(costs) > MAX_COEFFICIENT
             or max(costs) > MAX_SPREAD * min(costs)):
         return None
-    solver = pywraplp.Solver.CreateSolver("SCIP")
-    if solver is None:  # pragma: no cover - the ortools wheels ship SCIP
-        return None
-    n = [solver.IntVar(0, messages, f"n{i}") for i in range(len(arcs))]
-    period = solver.NumVar(0, solver.infinity(), "P")
-    for side in ("out", "in"):
-        rows: dict[str, list] = {}
-        for x, (u, v), c in zip(n, arcs, costs):
-            rows.setdefault(u if side == "out" else v, []).append(float(c) * x)
-        for terms in rows.values():
-            solver.Add(solver.Sum(terms) <= period)
-    nodes = list(platform.nodes)
     pool.add([frozenset([platform.source])]
-             + [frozenset(nodes) - {v} for v in platform.destinations])
-    added = 0
-
-    def add_cuts() -> None:
-        nonlocal added
-        for side in list(pool.sides)[added:]:
-            solver.Add(solver.Sum([x for x, (u, v) in zip(n, arcs)
-                                   if u in side and v not in side]) >= messages)
-        added = len(pool.sides)
-
-    total = solver.Sum([float(c) * x for x, c in zip(n, costs)])
-    solver.Minimize(period + spread / len(nodes) * total)
-    solver.SetSolverSpecificParametersAsString(f"limits/nodes = {CUT_NODES}\n")
-    solver.SetTimeLimit(int(CUT_SECONDS * 1000))
+             + [frozenset(platform.nodes) - {v} for v in platform.destinations])
+    milp = None
+    found = None     # (largest port load, counts) that passed the exact check
+    limit = CUT_NODES
     for _ in range(CUT_SOLVES):
         if pool.solves_left <= 0:
-            return None
+            break
         pool.solves_left -= 1
-        add_cuts()
-        if solver.Solve() not in (pywraplp.Solver.OPTIMAL, pywraplp.Solver.FEASIBLE):
-            return None
-        counts = {a: round(x.solution_value()) for a, x in zip(arcs, n)}
-        counts = {a: k for a, k in counts.items() if k > 0}
+        if milp is None:
+            milp = _CountMilp(platform, arcs, costs, messages, spread, limit)
+        milp.add_cuts(pool)
+        values = milp.solve()
+        if values is None:
+            break
+        counts = {a: k for a, k in zip(arcs, values) if k > 0}
         short = short_cuts(platform, counts, messages)
-        if not short:
-            return counts
-        pool.add(short)
-    return None
+        if short:
+            pool.add(short)
+            continue
+        load = _largest_load(costs, arcs, values)
+        if found is None or load < found[0]:
+            found = (load, counts)
+        if limit == POLISH_NODES:
+            break
+        # the cuts hold: solve the same MILP again, deeper (a new SCIP model: raising
+        # the node limit of a solved one aborts in SCIP)
+        limit, milp = POLISH_NODES, None
+    return None if found is None else found[1]
+
+
+class _CountMilp:
+    """The MILP of the module docstring in SCIP, its node limit ``nodes``; cuts are
+    added as the pool grows."""
+
+    def __init__(self, platform, arcs, costs, messages: int, spread: float, nodes: int):
+        from ortools.linear_solver import pywraplp
+
+        self.ok = (pywraplp.Solver.OPTIMAL, pywraplp.Solver.FEASIBLE)
+        solver = self.solver = pywraplp.Solver.CreateSolver("SCIP")
+        self.arcs, self.messages, self.added = arcs, messages, 0
+        self.n = [solver.IntVar(0, messages, f"n{i}") for i in range(len(arcs))]
+        period = solver.NumVar(0, solver.infinity(), "P")
+        for side in ("out", "in"):
+            rows: dict[str, list] = {}
+            for x, (u, v), c in zip(self.n, arcs, costs):
+                rows.setdefault(u if side == "out" else v, []).append(float(c) * x)
+            for terms in rows.values():
+                solver.Add(solver.Sum(terms) <= period)
+        total = solver.Sum([float(c) * x for x, c in zip(self.n, costs)])
+        solver.Minimize(period + spread / len(platform.nodes) * total)
+        solver.SetSolverSpecificParametersAsString(f"limits/nodes = {nodes}\n")
+        solver.SetTimeLimit(int(CUT_SECONDS * 1000))
+
+    def add_cuts(self, pool: CutPool) -> None:
+        for side in list(pool.sides)[self.added:]:
+            self.solver.Add(self.solver.Sum([x for x, (u, v) in zip(self.n, self.arcs)
+                                             if u in side and v not in side])
+                            >= self.messages)
+        self.added = len(pool.sides)
+
+    def solve(self) -> list[int] | None:
+        """The counts of the MILP's answer, rounded; None when it has none."""
+        if self.solver.Solve() not in self.ok:
+            return None
+        return [round(x.solution_value()) for x in self.n]
+
+
+def _largest_load(costs, arcs, values):
+    """The largest port load of the counts ``values``, exact."""
+    loads: dict = {}
+    for c, (u, v), k in zip(costs, arcs, values):
+        loads[("out", u)] = loads.get(("out", u), 0) + c * k
+        loads[("in", v)] = loads.get(("in", v), 0) + c * k
+    return max(loads.values())
 
 
 def short_cuts(platform, counts, messages: int) -> list[frozenset]:
