@@ -8,7 +8,10 @@ from steady.generators import random_platform
 from steady.schedule.branchings import weighted_branchings
 from steady.schedule.counts import cut_counts
 from steady.schedule.order_search import GRID, _messages_in_order, _placed, searched_runs
-from steady.schedule.timed import PRIORITIES, _greedy_runs, _merged, _port_ends, timetable
+from steady.schedule.timed import (PRIORITIES, _document, _greedy_runs, _merged, _port_ends,
+                                   port_loads, searched_again, timetable)
+from steady.throughput import throughput
+from steady.verify import verify
 
 # 6 derangements of 7 nodes, unit costs: every port sends and receives 6 messages, so
 # by König's theorem (002 Thm 6) 6 matchings hold them all and a period of 6 exists
@@ -107,3 +110,42 @@ def test_a_searched_timetable_never_ends_later(seed, messages):
     searched = timetable(platform, trees, 1, search=True)
     assert searched[1] <= plain[1]
     assert (searched[2] == plain[2]) == (searched[1] == plain[1])
+
+
+def _late_schedule(seed: int, messages: int):
+    """(platform, result, schedule) on counts chosen over the cuts, timed by one greedy
+    round only (no search), and the counts' largest port load."""
+    platform = random_platform(8, 0.3, seed=seed)
+    counts = cut_counts(platform, messages)
+    trees = _merged(weighted_branchings(platform, counts, messages))
+    transfers, period, _ = timetable(platform, trees, 1)
+    result = throughput(platform, "trees")
+    return (platform, result, _document(platform, trees, transfers, period, result),
+            max(port_loads(platform, counts).values()))
+
+
+def test_a_longer_search_brings_a_late_timetable_down_to_the_largest_port_load():
+    platform, result, late, load = _late_schedule(39, 5)
+    assert late.period > load   # one greedy round ends 4.8 % late here
+    again = searched_again(platform, late, result)
+    assert again.period == load
+    assert again.trees == late.trees
+    assert verify(platform, again).ok
+    assert again.throughput == 5 / load
+    # at the largest port load there is nothing left to search
+    assert searched_again(platform, again, result) is None
+
+
+@settings(max_examples=5, deadline=None)
+@given(st.integers(1, 10_000), st.integers(3, 5))
+def test_a_schedule_searched_again_is_shorter_and_valid(seed, messages):
+    platform = random_platform(8, 0.3, seed=seed)
+    if cut_counts(platform, messages) is None:
+        return
+    platform, result, late, load = _late_schedule(seed, messages)
+    again = searched_again(platform, late, result)
+    if again is None:
+        return
+    assert load <= again.period < late.period
+    assert again.trees == late.trees
+    assert verify(platform, again).ok

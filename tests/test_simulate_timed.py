@@ -10,11 +10,16 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from steady import default_platform
+from steady.generators import random_platform
 from steady.platform import Link, Platform
+from steady.schedule.branchings import weighted_branchings
+from steady.schedule.counts import cut_counts
 from steady.schedule.periodic import optimal_schedule
 from steady.schedule_file import (TIMED, PriceCertificate, Schedule, TimedTransfer,
                                   TreeEntry, timed)
-from steady.simulate.choose import horizon_plan
+from steady.schedule.timed import (_document, _merged, port_loads, searched_again,
+                                   timetable)
+from steady.simulate.choose import SEARCHED_AGAIN, _worth_searching, horizon_plan
 from steady.simulate.engine import simulate, transfers_needed
 from steady.simulate.rerouted import routed_count
 from steady.simulate.horizon import (bound, completion_times, delivered, horizon_report,
@@ -220,6 +225,31 @@ def test_horizon_plan_is_the_best_candidate_and_verified(platform, horizon):
         assert best == delivered(plan.pattern, horizon, plan.lengths)[0]
     assert all(c.delivered <= best for c in plan.candidates)
     assert whole_batches(plan.pattern, horizon, plan.lengths) * plan.pattern.messages <= best
+
+
+def test_worth_searching_again_picks_the_late_timetables_that_could_win():
+    """A timetable 4.8 % above its largest port load is searched again when its count
+    scaled by period / load beats the best count, not when it cannot; one at that load
+    never; the most promising first, at most SEARCHED_AGAIN."""
+    platform = random_platform(8, 0.3, seed=39)
+    counts = cut_counts(platform, 5)
+    trees = _merged(weighted_branchings(platform, counts, 5))
+    transfers, period, _ = timetable(platform, trees, 1)
+    result = throughput(platform, "trees")
+    late = _document(platform, trees, transfers, period, result)
+    load = max(port_loads(platform, counts).values())
+    scale = period / load
+    assert scale > 1
+    at_load = searched_again(platform, late, result)
+    assert at_load.period == load
+    count = 1000
+    best = int(count * scale)          # below count·scale: worth it
+    assert _worth_searching([(5, late, count)], [[best]], platform) == [(5, late)]
+    assert _worth_searching([(5, late, count)], [[best + 1]], platform) == []
+    assert _worth_searching([(5, at_load, 2 * best)], [[best]], platform) == []
+    built = [(5, late, count), (6, late, count + 2), (7, late, count + 1), (8, late, count)]
+    assert SEARCHED_AGAIN == 2
+    assert _worth_searching(built, [[count]], platform) == [(6, late), (7, late)]
 
 
 def test_huge_v1_periods_refuse_pipelined_lags():

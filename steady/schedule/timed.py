@@ -58,7 +58,7 @@ from ..schedule_file import (TIMED, PriceCertificate, Schedule, TimedTransfer, T
 from ..throughput import compact_trees, throughput as optimal_throughput
 from .branchings import root_connectivity, weighted_branchings
 from .counts import CutPool, cut_counts
-from .order_search import searched_runs
+from .order_search import DEEP_SEARCH_TIME, SEARCH_SLOTS, SEARCH_TIME, searched_runs
 from .packing import dinkelbach_weights, exact_ratio
 from .periodic import integer_trees as branching_trees, periodic_schedule
 from .rounds import link_rounds, rounds_needed
@@ -227,6 +227,27 @@ def _from_cut_counts(platform, result, messages: int, cuts: CutPool | None):
         if best is None or schedule.throughput > best[0].throughput:
             best = (schedule, messages, f"counts chosen over the cuts, tree packing, {how}")
     return best
+
+
+def searched_again(platform, schedule: Schedule, result,
+                   effort: float = DEEP_SEARCH_TIME) -> Schedule | None:
+    """``schedule`` (version 2, on counts chosen over the cuts) with its timetable's
+    port orders searched again for longer (``effort``: the solver's deterministic time,
+    :mod:`.order_search`), same trees; None when that ends no earlier, when its period
+    is already the largest port load, or when the search does not apply (shared links,
+    too many messages).  For callers that try many M cheaply and then spend on the few
+    that could win (:func:`steady.simulate.choose.horizon_plan`)."""
+    trees = [(entry.parent, entry.weight) for entry in schedule.trees]
+    used = schedule.messages_per_link()
+    if (has_link_rows(platform) or sum(used.values()) > SEARCH_SLOTS
+            or schedule.period <= max(port_loads(platform, used).values())):
+        return None
+    transfers, period, how = timetable(platform, trees, CUT_ROUNDS, True, effort)
+    if period >= schedule.period:
+        return None
+    again = _document(platform, trees, transfers, period, result)
+    check_timetable(platform, again)
+    return again
 
 
 def _best_on_links(platform, trees, optimum, messages: int, found):
@@ -408,8 +429,8 @@ def list_schedule(platform, trees) -> tuple[list[TimedTransfer], Fraction]:
     return transfers, period
 
 
-def timetable(platform, trees, most_rounds: int = LIST_ROUNDS, search: bool = False
-              ) -> tuple[list[TimedTransfer], Fraction, str]:
+def timetable(platform, trees, most_rounds: int = LIST_ROUNDS, search: bool = False,
+              effort: float = SEARCH_TIME) -> tuple[list[TimedTransfer], Fraction, str]:
     """The period's timetable of the trees' messages (step 3): (transfers, period, how:
     "list schedule", "list schedule, port orders searched" or "rounds on shared
     links").  Greedy list schedule: each
@@ -419,8 +440,8 @@ def timetable(platform, trees, most_rounds: int = LIST_ROUNDS, search: bool = Fa
     the shortest period wins (then the fewest transfers, within a budget); with shared
     links and equal costs, rounds (:func:`_link_rounds`) when they end earlier; with
     ``search`` and no shared links, the port orders searched by CP-SAT
-    (:mod:`.order_search`) when the list schedule ends after the largest port load and
-    the search ends earlier."""
+    (:mod:`.order_search`, ``effort``: its deterministic time) when the list schedule
+    ends after the largest port load and the search ends earlier."""
     used = _usage(trees)
     unit = lcm_of_denominators(platform.cost(*arc) for arc in used)
     cost = {arc: int(platform.cost(*arc) * unit) for arc in used}
@@ -456,7 +477,7 @@ def timetable(platform, trees, most_rounds: int = LIST_ROUNDS, search: bool = Fa
                     boost[port] = boost.get(port, 0) + end - lower
     how = "list schedule"
     if search and not links and best[0] > lower:
-        runs = searched_runs(used, cost, lower, best[2])
+        runs = searched_runs(used, cost, lower, best[2], effort)
         if runs is not None:
             makespan = max(_port_ends(runs, cost).values())
             pieces = sum(len(rs) for rs in runs.values())
