@@ -3,14 +3,14 @@
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from helpers import late_schedule
 
 from steady.generators import random_platform
 from steady.schedule.branchings import weighted_branchings
 from steady.schedule.counts import cut_counts
 from steady.schedule.order_search import GRID, _messages_in_order, _placed, searched_runs
-from steady.schedule.timed import (PRIORITIES, _document, _greedy_runs, _merged, _port_ends,
-                                   port_loads, searched_again, timetable)
-from steady.throughput import throughput
+from steady.schedule.timed import (PRIORITIES, _greedy_runs, _merged, _port_ends,
+                                   searched_again, timetable)
 from steady.verify import verify
 
 # 6 derangements of 7 nodes, unit costs: every port sends and receives 6 messages, so
@@ -112,20 +112,8 @@ def test_a_searched_timetable_never_ends_later(seed, messages):
     assert (searched[2] == plain[2]) == (searched[1] == plain[1])
 
 
-def _late_schedule(seed: int, messages: int):
-    """(platform, result, schedule) on counts chosen over the cuts, timed by one greedy
-    round only (no search), and the counts' largest port load."""
-    platform = random_platform(8, 0.3, seed=seed)
-    counts = cut_counts(platform, messages)
-    trees = _merged(weighted_branchings(platform, counts, messages))
-    transfers, period, _ = timetable(platform, trees, 1)
-    result = throughput(platform, "trees")
-    return (platform, result, _document(platform, trees, transfers, period, result),
-            max(port_loads(platform, counts).values()))
-
-
 def test_a_longer_search_brings_a_late_timetable_down_to_the_largest_port_load():
-    platform, result, late, load = _late_schedule(39, 5)
+    platform, result, late, load = late_schedule(39, 5)
     assert late.period > load   # one greedy round ends 4.8 % late here
     again = searched_again(platform, late, result)
     assert again.period == load
@@ -142,7 +130,7 @@ def test_a_schedule_searched_again_is_shorter_and_valid(seed, messages):
     platform = random_platform(8, 0.3, seed=seed)
     if cut_counts(platform, messages) is None:
         return
-    platform, result, late, load = _late_schedule(seed, messages)
+    platform, result, late, load = late_schedule(seed, messages)
     again = searched_again(platform, late, result)
     if again is None:
         return

@@ -8,17 +8,14 @@ from fractions import Fraction
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
+from helpers import late_schedule
 
 from steady import default_platform
-from steady.generators import random_platform
 from steady.platform import Link, Platform
-from steady.schedule.branchings import weighted_branchings
-from steady.schedule.counts import cut_counts
 from steady.schedule.periodic import optimal_schedule
 from steady.schedule_file import (TIMED, PriceCertificate, Schedule, TimedTransfer,
                                   TreeEntry, timed)
-from steady.schedule.timed import (_document, _merged, port_loads, searched_again,
-                                   timetable)
+from steady.schedule.timed import searched_again
 from steady.simulate.choose import SEARCHED_AGAIN, _worth_searching, horizon_plan
 from steady.simulate.engine import simulate, transfers_needed
 from steady.simulate.rerouted import routed_count
@@ -231,14 +228,8 @@ def test_worth_searching_again_picks_the_late_timetables_that_could_win():
     """A timetable 4.8 % above its largest port load is searched again when its count
     scaled by period / load beats the best count, not when it cannot; one at that load
     never; the most promising first, at most SEARCHED_AGAIN."""
-    platform = random_platform(8, 0.3, seed=39)
-    counts = cut_counts(platform, 5)
-    trees = _merged(weighted_branchings(platform, counts, 5))
-    transfers, period, _ = timetable(platform, trees, 1)
-    result = throughput(platform, "trees")
-    late = _document(platform, trees, transfers, period, result)
-    load = max(port_loads(platform, counts).values())
-    scale = period / load
+    platform, result, late, load = late_schedule(39, 5)
+    scale = late.period / load
     assert scale > 1
     at_load = searched_again(platform, late, result)
     assert at_load.period == load

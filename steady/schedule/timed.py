@@ -242,7 +242,7 @@ def searched_again(platform, schedule: Schedule, result,
     if (has_link_rows(platform) or sum(used.values()) > SEARCH_SLOTS
             or schedule.period <= max(port_loads(platform, used).values())):
         return None
-    transfers, period, how = timetable(platform, trees, CUT_ROUNDS, True, effort)
+    transfers, period, _ = timetable(platform, trees, CUT_ROUNDS, True, effort)
     if period >= schedule.period:
         return None
     again = _document(platform, trees, transfers, period, result)

@@ -147,8 +147,9 @@ def horizon_plan(platform, result, horizon, ladder=LADDER, forwarding=FORWARDING
         seen.add(key)
         if tried and schedule.period > k:
             break                # a longer period than the horizon: no steady state
-        finest = _finer(finest, schedule, forwarding)
-        entries = _counted(schedule, m, forwarding, k, cap)
+        variants = _variants(schedule, forwarding)
+        finest = _finer(finest, schedule, variants)
+        entries = _counted(schedule, variants, m, k, cap)
         built.append((m, schedule, max((e[0] for e in entries), default=-1)))
         tried += entries
         top = max(t[0] for t in tried)
@@ -159,8 +160,9 @@ def horizon_plan(platform, result, horizon, ladder=LADDER, forwarding=FORWARDING
     for m, schedule in _worth_searching(built, tried, platform):
         again = searched_again(platform, schedule, result)
         if again is not None:
-            finest = _finer(finest, again, forwarding)
-            tried += _counted(again, m, forwarding, k, cap)
+            variants = _variants(again, forwarding)
+            finest = _finer(finest, again, variants)
+            tried += _counted(again, variants, m, k, cap)
     order = sorted(range(len(tried)), key=lambda i: (-tried[i][0], i))
     for i in [i for i in order if not tried[i][8]][:REFINED]:   # routed counts are exact
         entry = tried[i]
@@ -175,13 +177,13 @@ def horizon_plan(platform, result, horizon, ladder=LADDER, forwarding=FORWARDING
                        finest[1], finest[2])
 
 
-def _counted(schedule, m: int, forwarding, k: Fraction, cap: int) -> list[list]:
-    """The entries of ``horizon_plan``'s table for one schedule: per variant and
-    forwarding rule, [count by K in whole batches, M, rule, variant, pattern, lengths,
-    ratio, regrown?, routed clean-up?]."""
+def _counted(schedule, variants, m: int, k: Fraction, cap: int) -> list[list]:
+    """The entries of ``horizon_plan``'s table for one schedule and its ``variants``
+    (:func:`_variants`): per variant and forwarding rule, [count by K in whole batches,
+    M, rule, variant, pattern, lengths, ratio, regrown?, routed clean-up?]."""
     ratio = schedule.extra["ratio"]
     entries = []
-    for variant, rule in _variants(schedule, forwarding):
+    for variant, rule in variants:
         try:
             pattern = PeriodicPattern(variant, rule)
         except ValueError:   # too many slots for the pipelined lags
@@ -198,13 +200,12 @@ def _counted(schedule, m: int, forwarding, k: Fraction, cap: int) -> list[list]:
     return entries
 
 
-def _finer(finest, schedule, forwarding):
+def _finer(finest, schedule, variants):
     """(ratio, schedule, regrown) of the best certified ratio so far (the list run's
-    trees, :func:`best_for_horizon`): ``finest`` or ``schedule``."""
+    trees, :func:`best_for_horizon`): ``finest`` or ``schedule`` (its ``variants``)."""
     ratio = schedule.extra["ratio"]
     if finest is not None and ratio <= finest[0]:
         return finest
-    variants = _variants(schedule, forwarding)
     return (ratio, schedule, next((v for v, _ in variants if v is not schedule), None))
 
 

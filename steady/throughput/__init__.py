@@ -132,4 +132,5 @@ def _scaled_back(platform, r: ThroughputResult, a: Fraction) -> ThroughputResult
 
 
 __all__ = ["throughput", "dag_throughput", "tree_throughput", "compact_trees",
-           "ThroughputResult", "Certificate", "CertificationError", "tree_formula"]
+           "ThroughputResult", "Certificate", "CertificationError", "tree_formula",
+           "port_loads"]
