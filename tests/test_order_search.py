@@ -127,10 +127,10 @@ def test_a_longer_search_brings_a_late_timetable_down_to_the_largest_port_load()
 @settings(max_examples=5, deadline=None)
 @given(st.integers(1, 10_000), st.integers(3, 5))
 def test_a_schedule_searched_again_is_shorter_and_valid(seed, messages):
-    platform = random_platform(8, 0.3, seed=seed)
-    if cut_counts(platform, messages) is None:
+    built = late_schedule(seed, messages)
+    if built is None:
         return
-    platform, result, late, load = late_schedule(seed, messages)
+    platform, result, late, load = built
     again = searched_again(platform, late, result)
     if again is None:
         return
