@@ -12,6 +12,7 @@ from steady.generators import mesh_platform
 from steady.schedule import regrow
 from steady.schedule.regrow import check_regrown, regrown, unrolled_starts
 from steady.schedule.timed import check_timetable, timed_schedule
+from steady.simulate import choose
 from steady.simulate.choose import horizon_plan
 from steady.simulate.unroll import PeriodicPattern
 from steady.strategies import platforms
@@ -86,13 +87,16 @@ def test_beyond_the_work_bound_nothing_is_tried(monkeypatch):
     assert regrown(schedule) is not None
 
 
-def test_horizon_plan_keeps_regrown_trees_when_they_deliver_more():
+def test_horizon_plan_keeps_regrown_trees_when_they_deliver_more(monkeypatch):
     """A 10-node mesh (seed 2), M = 50, horizon 100000: the list schedule's trees lag 3
     periods under pipelined forwarding and deliver 8767 messages; regrown through the
-    same slots they deliver 8793, and the plan takes them (measured)."""
+    same slots they deliver 8797, and the plan takes them (measured; the timetable
+    searched for shorter lags, tests/test_lag_search.py, is not tried here)."""
+    monkeypatch.setattr(choose, "LAGS_SEARCHED", 0)
     platform = mesh_platform(10, seed=2)
     plan = horizon_plan(platform, throughput(platform), 100000, ladder=(50,))
-    by_kind = {(c.forwarding, c.regrown): c.delivered for c in plan.candidates}
+    by_kind = {(c.forwarding, c.regrown): c.delivered for c in plan.candidates
+               if not c.routed_cleanup}
     assert by_kind[("pipelined", True)] > by_kind[("pipelined", False)]
     assert plan.candidate.regrown and plan.to_dict()["regrown"] is True
     assert all(tree.weight == 1 for tree in plan.schedule.trees)

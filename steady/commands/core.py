@@ -302,6 +302,7 @@ def _print_simulation(report, schedule, written=None) -> None:
         tried = sorted({c["max_messages"] for c in report.choice["candidates"]})
         which = (f"picked for K: M <= {report.choice['max_messages']} gives "
                  f"{m} {plural(m, 'message')} per period ({shape}"
+                 + ("; lags searched" if report.choice.get("lags_searched") else "")
                  + ("; trees regrown by earliest arrival" if report.choice.get("regrown")
                     else "")
                  + f"); tried M = {', '.join(map(str, tried))}")

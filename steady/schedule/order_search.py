@@ -79,11 +79,8 @@ def searched_runs(used: dict, cost: dict, lower: int, runs: dict,
         model.add_hint(starts[key], at)
     model.add_hint(makespan, horizon)
     model.minimize(makespan)
-    solver = cp_model.CpSolver()
-    solver.parameters.num_workers = SEARCH_WORKERS
-    solver.parameters.interleave_search = True
-    solver.parameters.max_deterministic_time = effort
-    if solver.solve(model) not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+    solver = solved(model, effort)
+    if solver is None:
         return None
     searched = sorted(starts, key=lambda key: (solver.value(starts[key]), key))
     placed, end = _placed(searched, cost)
@@ -92,6 +89,21 @@ def searched_runs(used: dict, cost: dict, lower: int, runs: dict,
         raise AssertionError("postcondition: the searched timetable lost messages or "
                              "ends before the largest port load")
     return runs
+
+
+def solved(model, effort: float):
+    """The CP-SAT solver after solving ``model`` deterministically (fixed workers,
+    interleaved search, ``effort`` units of deterministic time), or None when it found
+    no solution."""
+    from ortools.sat.python import cp_model
+
+    solver = cp_model.CpSolver()
+    solver.parameters.num_workers = SEARCH_WORKERS
+    solver.parameters.interleave_search = True
+    solver.parameters.max_deterministic_time = effort
+    if solver.solve(model) not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        return None
+    return solver
 
 
 def _messages_in_order(runs: dict, cost: dict) -> list:
@@ -105,15 +117,20 @@ def _messages_in_order(runs: dict, cost: dict) -> list:
     return [(arc, k) for _, arc, k in sorted(timed)]
 
 
-def _placed(order: list, cost: dict) -> tuple[dict, int]:
+def _placed(order: list, cost: dict, after: dict | None = None) -> tuple[dict, int]:
     """({(arc, k): start}, makespan): the messages in ``order``, each as soon as both
-    its ports are free (ports serve them in that order)."""
+    its ports are free (ports serve them in that order) and, when ``after`` names one,
+    the message it waits for has arrived (``after[(arc, k)]``, earlier in ``order``)."""
     free: dict = {}
     at: dict = {}
     end = 0
-    for arc, k in order:
+    for key in order:
+        arc = key[0]
         start = max(free.get(("out", arc[0]), 0), free.get(("in", arc[1]), 0))
-        at[(arc, k)] = start
+        if after and key in after:
+            before = after[key]
+            start = max(start, at[before] + cost[before[0]])
+        at[key] = start
         free[("out", arc[0])] = free[("in", arc[1])] = start + cost[arc]
         end = max(end, start + cost[arc])
     return at, end

@@ -58,6 +58,7 @@ from ..schedule_file import (TIMED, PriceCertificate, Schedule, TimedTransfer, T
 from ..throughput import compact_trees, throughput as optimal_throughput
 from .branchings import root_connectivity, weighted_branchings
 from .counts import CutPool, cut_counts
+from .lag_search import LAG_SEARCH_TIME, shorter_lags
 from .order_search import DEEP_SEARCH_TIME, SEARCH_SLOTS, SEARCH_TIME, searched_runs
 from .packing import dinkelbach_weights, exact_ratio
 from .periodic import integer_trees as branching_trees, periodic_schedule
@@ -248,6 +249,36 @@ def searched_again(platform, schedule: Schedule, result,
     again = _document(platform, trees, transfers, period, result)
     check_timetable(platform, again)
     return again
+
+
+def with_shorter_lags(platform, schedule: Schedule, result,
+                      effort: float = LAG_SEARCH_TIME) -> Schedule | None:
+    """``schedule`` (version 2) with its timetable searched again for a smaller
+    pipelined warm-up W (:mod:`.lag_search`): same trees, period and ratio; None when
+    W is no smaller, or the search does not apply (shared links, too many message
+    slots).  For callers of finite horizons that spend on the few schedules that could
+    win (:func:`steady.simulate.choose.horizon_plan`)."""
+    if has_link_rows(platform):   # the search holds ports only
+        return None
+    trees = [(entry.parent, entry.weight) for entry in schedule.trees]
+    unit = math.lcm(schedule.period.denominator,
+                    *(t.start.denominator for t in schedule.transfers),
+                    *(platform.cost(*t.arc).denominator for t in schedule.transfers))
+    cost = {t.arc: int(platform.cost(*t.arc) * unit) for t in schedule.transfers}
+    pieces: dict = {}
+    for t in sorted(schedule.transfers, key=lambda t: t.start):
+        pieces.setdefault((t.tree, t.arc), []).append([int(t.start * unit), t.messages])
+    found = shorter_lags(platform.source, trees, cost, int(schedule.period * unit), pieces,
+                         effort)
+    if found is None or (warmup_periods(platform.source, trees, found, cost)
+                         >= warmup_periods(platform.source, trees, pieces, cost)):
+        return None
+    transfers = sorted((TimedTransfer(arc[0], arc[1], l, n, Fraction(s, unit))
+                        for (l, arc), runs in found.items() for s, n in runs),
+                       key=lambda t: (t.start, t.tail, t.head))
+    shorter = _document(platform, trees, transfers, schedule.period, result)
+    check_timetable(platform, shorter)
+    return shorter
 
 
 def _best_on_links(platform, trees, optimum, messages: int, found):
