@@ -5,7 +5,8 @@
    random platforms of 10 to 65 nodes (steady.generators), the timed schedule and
    forwarding rule picked (M, messages per period, certified ratio, rule; "listed" when
    the list run on the best trees wins; "+r" when the trees were regrown by earliest
-   arrival, steady.schedule.regrow), the messages delivered by K (exact,
+   arrival, steady.schedule.regrow; "+l" when the timetable's lags were searched,
+   steady.schedule.lag_search), the messages delivered by K (exact,
    steady.simulate.choose.best_for_horizon, as the command) over Lemma 7's K·TP* (goal:
    >= 0.99), and the wall time of the choice (with the message-level check); with
    shared links whose k-rows bind, also the fixed-speed bound (no schedule whose
@@ -80,11 +81,13 @@ def simulate_row(label, platform, horizon) -> Fraction:
 
 
 def _rule(report) -> str:
-    """The forwarding rule, "+r" when the trees were regrown by earliest arrival."""
+    """The forwarding rule, "+l" when the timetable's lags were searched, "+r" when the
+    trees were regrown by earliest arrival."""
     choice = report.choice or {}
     regrown = (choice.get("regrown") if report.listed is None
                else choice.get("listed_over", {}).get("regrown"))
-    return report.forwarding + ("+r" if regrown else "")
+    searched = report.listed is None and choice.get("lags_searched")
+    return report.forwarding + ("+l" if searched else "") + ("+r" if regrown else "")
 
 
 def pipe_row(label, platform, size) -> Fraction:
