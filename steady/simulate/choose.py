@@ -168,15 +168,13 @@ def horizon_plan(platform, result, horizon, ladder=LADDER, forwarding=FORWARDING
         if again is not None:
             variants = _variants(again, forwarding)
             finest = _finer(finest, again, variants)
-            entries = _counted(again, variants, m, k, cap)
-            built.append((m, again, max((e[0] for e in entries), default=-1)))
-            tried += entries
-    for m, schedule in _most_delivering(built, LAGS_SEARCHED if PIPELINED in forwarding
-                                        else 0):
+            tried += _counted(again, variants, m, k, cap)
+    for m, schedule, grown in _most_delivering(tried, LAGS_SEARCHED
+                                               if PIPELINED in forwarding else 0):
         shorter = with_shorter_lags(platform, schedule, result)
         if shorter is not None:   # same ratio: ``finest`` stays
             entries = _counted(shorter, _variants(shorter, forwarding), m, k, cap)
-            tried += [entry[:9] + [True] for entry in entries]
+            tried += [e[:7] + [e[7] or grown, e[8], True] for e in entries]
     order = sorted(range(len(tried)), key=lambda i: (-tried[i][0], i))
     for i in [i for i in order if not tried[i][8]][:REFINED]:   # routed counts are exact
         entry = tried[i]
@@ -243,11 +241,18 @@ def _worth_searching(built, tried, platform) -> list:
     return [(m, schedule) for _, _, m, schedule in sorted(hopes)[:SEARCHED_AGAIN]]
 
 
-def _most_delivering(built, most: int) -> list:
-    """Of ``built`` ((M, schedule, its best count) per schedule tried), the ``most``
-    (M, schedule) pairs whose best count is highest (the first built on a tie)."""
-    ranked = sorted(range(len(built)), key=lambda i: (-built[i][2], i))[:most]
-    return [built[i][:2] for i in ranked]
+def _most_delivering(tried, most: int) -> list:
+    """The ``most`` (M, schedule, regrown?) of ``tried`` (``horizon_plan``'s entries)
+    that deliver the most, each schedule once: as built or with its trees regrown,
+    whichever delivered (regrown trees lag less to start from)."""
+    found, seen = [], set()
+    for entry in sorted(tried, key=lambda e: -e[0]):   # stable: the first tried on a tie
+        if len(found) == most:
+            break
+        if id(entry[3]) not in seen:
+            seen.add(id(entry[3]))
+            found.append((entry[1], entry[3], entry[7]))
+    return found
 
 
 def _variants(schedule, forwarding):
