@@ -61,8 +61,8 @@ PATIENCE = 7
 SEARCHED_AGAIN = 2
 #: Schedules at most, those that deliver the most, whose timetables are then searched
 #: for shorter lags (:func:`steady.schedule.timed.with_shorter_lags`, pipelined
-#: forwarding only): about 20 s each on 50 nodes.  A 50-node random platform (seed 7)
-#: at M = 15 goes from W = 10 to 5 periods and from 9327 to 9332 messages by K = 100000.
+#: forwarding only): about 20 s each on 50 nodes.  A 50-node random platform (seed 7):
+#: M = 15, regrown trees, W = 7 -> 5 periods, 9326 -> 9329 messages by K = 100000.
 LAGS_SEARCHED = 2
 #: The candidates (M, rule) ranked best by whole batches get the exact count with the
 #: partial last batch; the others keep their whole-batch count.
