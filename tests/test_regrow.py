@@ -108,7 +108,7 @@ def test_exchanges_never_raise_the_total_score(platform, m):
     """The exchanges of the local search (Claim 4) keep spanning trees that use every
     slot once, and accepted ones only lower the sum of the trees' scores."""
     schedule = _timed(platform, m)
-    unit = regrow._unit(schedule)
+    unit = regrow.tick_unit(schedule)
     grower = regrow._Grower(platform, schedule.transfers, int(schedule.period * unit), unit)
     grown = [grower.grow(schedule.messages_per_period - j)
              for j in range(schedule.messages_per_period)]

@@ -17,8 +17,8 @@ The search: CP-SAT places one interval per message of each (tree, arc) on the gr
 :mod:`.order_search` (costs rounded *up* to P / :data:`GRID`, P the period; exact
 ticks when P has at most :data:`GRID`), inside the period; per hop an integer lag c in
 [0, w_l] (w_l ordered booleans: c >= 1, ..., c >= w_l); "slot k of the out-arc starts
-after slot k - c of the in-arc ends" holds when the lag is at most c; per tree the lags summed from the source; it minimises W, then the sum over leaves
-of D_l / w_l.  The list schedule's timetable is its hint.  Its answer is used for its
+after slot k - c of the in-arc ends" holds when the lag is at most c; per tree the lags
+summed from the source; it minimises W, then the sum over leaves of D_l / w_l.  The list schedule's timetable is its hint.  Its answer is used for its
 *orders and lags* only: the messages are placed again, exactly in integer ticks, in
 increasing order of the solver's starts, each as soon as both its ports are free and
 the slot its lag names has arrived.  That placement is a one-port timetable by
@@ -33,7 +33,7 @@ the solver's deterministic time.  Work: at most :data:`LAG_SLOTS` message slots.
 from __future__ import annotations
 
 from .order_search import GRID, _placed as placed, solved
-from .tree_order import _children, hop_lag
+from .tree_order import _children, extend_runs, hop_lag
 
 Arc = tuple[str, str]
 
@@ -124,12 +124,9 @@ def shorter_lags(source: str, trees, cost: dict, period: int, pieces: dict,
         return None
     found: dict = {}
     for (arc, (l, _)), start in sorted(at.items(), key=lambda item: item[1]):
-        runs = found.setdefault((l, arc), [])
-        if runs and runs[-1][0] + runs[-1][1] * cost[arc] == start:
-            runs[-1][1] += 1
-        else:
-            runs.append([start, 1])
-    if any(sum(n for _, n in found[key]) != len(arc_slots) for key, arc_slots in slots.items()):
+        extend_runs(found.setdefault((l, arc), []), start, 1, cost[arc])
+    if any(sum(n for _, n in found[key]) != len(arc_slots)
+           for key, arc_slots in slots.items()):
         raise AssertionError("postcondition: the lag search lost a message of a tree edge")
     return found
 

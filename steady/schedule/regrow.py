@@ -65,7 +65,7 @@ def regrown(schedule):
     slots = sum(t.messages for t in schedule.transfers)
     if slots * len(platform.nodes) ** 2 > REGROW_WORK:
         return None
-    unit = _unit(schedule)
+    unit = tick_unit(schedule)
     grower = _Grower(platform, schedule.transfers, int(schedule.period * unit), unit)
     trees = [grower.grow(schedule.messages_per_period - j)
              for j in range(schedule.messages_per_period)]
@@ -87,7 +87,7 @@ def unrolled(start, at, period):
     return base + start if base + start >= at else base + period + start
 
 
-def _unit(schedule) -> int:
+def tick_unit(schedule) -> int:
     """Ticks per time unit: every start, cost and the period are whole ticks."""
     return math.lcm(schedule.period.denominator,
                     *(t.start.denominator for t in schedule.transfers),

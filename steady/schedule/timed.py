@@ -62,6 +62,7 @@ from .lag_search import LAG_SEARCH_TIME, shorter_lags
 from .order_search import DEEP_SEARCH_TIME, SEARCH_SLOTS, SEARCH_TIME, searched_runs
 from .packing import dinkelbach_weights, exact_ratio
 from .periodic import integer_trees as branching_trees, periodic_schedule
+from .regrow import tick_unit
 from .rounds import link_rounds, rounds_needed
 from .tree_order import (LIST_SLOTS, RELABEL_SLOTS, busier_port, extend_runs,
                          follow_arrivals, tree_list_schedule, warmup_periods)
@@ -261,21 +262,15 @@ def with_shorter_lags(platform, schedule: Schedule, result,
     if has_link_rows(platform):   # the search holds ports only
         return None
     trees = [(entry.parent, entry.weight) for entry in schedule.trees]
-    unit = math.lcm(schedule.period.denominator,
-                    *(t.start.denominator for t in schedule.transfers),
-                    *(platform.cost(*t.arc).denominator for t in schedule.transfers))
+    unit = tick_unit(schedule)
     cost = {t.arc: int(platform.cost(*t.arc) * unit) for t in schedule.transfers}
-    pieces: dict = {}
-    for t in sorted(schedule.transfers, key=lambda t: t.start):
-        pieces.setdefault((t.tree, t.arc), []).append([int(t.start * unit), t.messages])
+    pieces = _pieces(schedule.transfers, unit)
     found = shorter_lags(platform.source, trees, cost, int(schedule.period * unit), pieces,
                          effort)
     if found is None or (warmup_periods(platform.source, trees, found, cost)
                          >= warmup_periods(platform.source, trees, pieces, cost)):
         return None
-    transfers = sorted((TimedTransfer(arc[0], arc[1], l, n, Fraction(s, unit))
-                        for (l, arc), runs in found.items() for s, n in runs),
-                       key=lambda t: (t.start, t.tail, t.head))
+    transfers = sorted(_transfers(found, unit), key=lambda t: (t.start, t.tail, t.head))
     shorter = _document(platform, trees, transfers, schedule.period, result)
     check_timetable(platform, shorter)
     return shorter
@@ -586,11 +581,7 @@ def _following_trees(source, trees, transfers, cost, unit: int, makespan: int,
     slots = sum(w * len(parent) for parent, w in trees)
     if slots > RELABEL_SLOTS:
         return transfers
-    pieces: dict = {}
-    for t in transfers:
-        pieces.setdefault((t.tree, t.arc), []).append([int(t.start * unit), t.messages])
-    for runs in pieces.values():
-        runs.sort()
+    pieces = _pieces(transfers, unit)
     options = [pieces]
     if slots <= LIST_SLOTS:
         options += [tree_list_schedule(source, trees, cost, lower, int(slack * lower))
@@ -609,8 +600,24 @@ def _following_trees(source, trees, transfers, cost, unit: int, makespan: int,
                 best, warmup = timetable, w
     if best is pieces:
         return transfers
+    return _transfers(best, unit)
+
+
+def _pieces(transfers, unit: int) -> dict:
+    """{(tree, arc): [[start, messages], ...]}: ``transfers`` in ticks (1/``unit``), in
+    order of start."""
+    pieces: dict = {}
+    for t in transfers:
+        pieces.setdefault((t.tree, t.arc), []).append([int(t.start * unit), t.messages])
+    for runs in pieces.values():
+        runs.sort()
+    return pieces
+
+
+def _transfers(pieces: dict, unit: int) -> list[TimedTransfer]:
+    """The transfers of ``pieces`` (:func:`_pieces`), back in time units."""
     return [TimedTransfer(arc[0], arc[1], l, n, Fraction(s, unit))
-            for (l, arc), runs in best.items() for s, n in runs]
+            for (l, arc), runs in pieces.items() for s, n in runs]
 
 
 def _slots(pieces, cost) -> dict[Arc, list[int]]:

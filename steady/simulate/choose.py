@@ -173,7 +173,8 @@ def horizon_plan(platform, result, horizon, ladder=LADDER, forwarding=FORWARDING
                                                if PIPELINED in forwarding else 0):
         shorter = with_shorter_lags(platform, schedule, result)
         if shorter is not None:   # same ratio: ``finest`` stays
-            entries = _counted(shorter, _variants(shorter, forwarding), m, k, cap)
+            # the lags are the pipelined rule's: the period rule's W is the depth
+            entries = _counted(shorter, _variants(shorter, (PIPELINED,)), m, k, cap)
             tried += [e[:7] + [e[7] or grown, e[8], True] for e in entries]
     order = sorted(range(len(tried)), key=lambda i: (-tried[i][0], i))
     for i in [i for i in order if not tried[i][8]][:REFINED]:   # routed counts are exact
