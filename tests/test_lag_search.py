@@ -90,16 +90,18 @@ def test_a_schedule_with_shorter_lags_is_valid_and_lags_less(seed, messages):
 
 def test_the_horizon_plan_counts_the_searched_timetable_and_takes_it():
     """An 8-node mesh (seed 3), M = 10, K = 100000: the list schedule's trees lag W = 5
-    periods under pipelined forwarding; with the timetable searched, W = 1 and the same
-    trees deliver more; the plan takes a searched timetable and says so (measured:
-    9177 -> 9191, and 9193 with the trees regrown and the clean-up routed afresh)."""
+    periods under pipelined forwarding, regrown ones 2 or 3; the timetables of the two
+    schedules that deliver the most (both regrown) searched for shorter lags reach
+    W = 1 to 3 with the same period and ratio, and one of them delivers the most: the
+    plan takes it and says so (measured: 9193 messages, against 9190 for the best
+    schedule not searched)."""
     platform = mesh_platform(8, seed=3)
     plan = horizon_plan(platform, throughput(platform), 100000, ladder=(10,))
-    plain = {(c.lags_searched, c.regrown, c.routed_cleanup): c for c in plan.candidates
-             if c.forwarding == "pipelined"}
-    before, after = plain[(False, False, False)], plain[(True, False, False)]
-    assert after.warmup_periods < before.warmup_periods
-    assert after.delivered > before.delivered
-    assert (after.period, after.ratio) == (before.period, before.ratio)
+    piped = [c for c in plan.candidates if c.forwarding == "pipelined"]
+    searched = [c for c in piped if c.lags_searched]
+    others = [c for c in piped if not c.lags_searched]
+    assert min(c.warmup_periods for c in searched) < min(c.warmup_periods for c in others)
+    assert {(c.period, c.ratio) for c in searched} == {(c.period, c.ratio) for c in others}
+    assert plan.candidate.delivered > max(c.delivered for c in others)
     assert plan.candidate.lags_searched and plan.to_dict()["lags_searched"] is True
     assert verify(platform, plan.schedule).ok
