@@ -3,7 +3,6 @@ proofs/timed-schedule.md, "Regrown trees")."""
 
 from __future__ import annotations
 
-import math
 from dataclasses import replace
 
 import pytest
@@ -175,14 +174,7 @@ def test_horizon_plan_keeps_regrown_trees_when_they_deliver_more(monkeypatch):
 def _grown(platform, schedule, idle: bool = False):
     """(grower, swaps) of the regrowth's first stage: trees grown one after the other
     through the timetable's slots (and, with ``idle``, the idle slots)."""
-    unit = math.lcm(regrow.tick_unit(schedule),
-                    *(platform.cost(*arc).denominator for arc in platform.arcs))
-    period = int(schedule.period * unit)
-    cost = {arc: int(platform.cost(*arc) * unit) for arc in platform.arcs}
-    free = regrow.slot_starts(platform, schedule.transfers, unit)
-    if idle:
-        for arc, starts in idle_slots(platform, free, cost, period).items():
-            free[arc] = sorted(free.get(arc, []) + starts)
+    _, period, cost, free = regrow.growth_slots(schedule, idle)
     grower = regrow._Grower(platform, free, cost, period)
     grown = [grower.grow(schedule.messages_per_period - j)
              for j in range(schedule.messages_per_period)]
@@ -219,10 +211,7 @@ def test_idle_slots_lie_in_idle_time(platform, m):
     """The idle slots overlap neither the timetable's slots nor each other on any port,
     lie inside the period, and the filling is deterministic."""
     schedule = _timed(platform, m)
-    unit = math.lcm(regrow.tick_unit(schedule),
-                    *(platform.cost(*arc).denominator for arc in platform.arcs))
-    period = int(schedule.period * unit)
-    cost = {arc: int(platform.cost(*arc) * unit) for arc in platform.arcs}
+    unit, period, cost, _ = regrow.growth_slots(schedule, idle=True)
     slots = regrow.slot_starts(platform, schedule.transfers, unit)
     extra = idle_slots(platform, slots, cost, period)
     assert extra == idle_slots(platform, slots, cost, period)

@@ -78,15 +78,7 @@ def regrown(schedule, idle: bool = True):
     slots = sum(t.messages for t in schedule.transfers)
     if slots * len(platform.nodes) ** 2 > REGROW_WORK:
         return None
-    unit = tick_unit(schedule)
-    if idle:  # an idle slot may lie on a link the timetable does not use
-        unit = math.lcm(unit, *(platform.cost(*arc).denominator for arc in platform.arcs))
-    period = int(schedule.period * unit)
-    cost = {arc: int(platform.cost(*arc) * unit) for arc in platform.arcs}
-    free = slot_starts(platform, schedule.transfers, unit)
-    if idle:
-        for arc, starts in idle_slots(platform, free, cost, period).items():
-            free[arc] = sorted(free.get(arc, []) + starts)
+    unit, period, cost, free = growth_slots(schedule, idle)
     grower = _Grower(platform, free, cost, period)
     trees = [grower.grow(schedule.messages_per_period - j)
              for j in range(schedule.messages_per_period)]
@@ -103,6 +95,24 @@ def regrown(schedule, idle: bool = True):
                   transfers=tuple(transfers))
     check_regrown(schedule, new, idle)
     return new
+
+
+def growth_slots(schedule, idle: bool) -> tuple[int, int, dict[Arc, int], dict[Arc, list[int]]]:
+    """(unit, period, cost, slots) the trees of ``schedule`` are regrown through: ticks
+    per time unit, the period and every link's message time in ticks, and per link the
+    sorted start ticks of the timetable's slots, with ``idle`` also of the idle ones
+    (:func:`steady.schedule.idle_slots.idle_slots`)."""
+    platform = schedule.platform
+    unit = tick_unit(schedule)
+    if idle:  # an idle slot may lie on a link the timetable does not use
+        unit = math.lcm(unit, *(platform.cost(*arc).denominator for arc in platform.arcs))
+    period = int(schedule.period * unit)
+    cost = {arc: int(platform.cost(*arc) * unit) for arc in platform.arcs}
+    slots = slot_starts(platform, schedule.transfers, unit)
+    if idle:
+        for arc, starts in idle_slots(platform, slots, cost, period).items():
+            slots[arc] = sorted(slots.get(arc, []) + starts)
+    return unit, period, cost, slots
 
 
 def unrolled(start, at, period):
@@ -427,9 +437,8 @@ def check_regrown(old, new, idle: bool = False) -> None:
 def _check_idle_slots(platform, before, after, unit: int, period: int) -> None:
     """``after``'s slots are ``before``'s, each at most once, or in time ``before`` left
     idle on both ports; none overlap on a port; all lie inside [0, period]."""
-    cost = {arc: int(platform.cost(*arc) * unit) for arc in after}
-    old_cost = {arc: int(platform.cost(*arc) * unit) for arc in before}
-    busy = busy_intervals(platform, before, old_cost)
+    cost = {arc: int(platform.cost(*arc) * unit) for arc in set(before) | set(after)}
+    busy = busy_intervals(platform, before, cost)
     for arc, starts in after.items():
         left = list(before.get(arc, ()))
         for start in starts:
