@@ -82,13 +82,17 @@ def _dropped_note(report) -> None:
 
 
 def _cmd_replay(args) -> int:
+    from ..fileio import load_json
     from ..schedule_file import Schedule
     from ..simgrid.replay import replay
 
     size = _size(args.size)
     if args.periods < 1:
         raise InputError("<command line>", "--periods", f"must be >= 1, not {args.periods}")
-    schedule = Schedule.from_file(args.schedule)
+    doc = load_json(args.schedule)
+    if isinstance(doc, dict) and doc.get("format") == "steady-plan":
+        return _replay_plan(args, doc, size)
+    schedule = Schedule.from_dict(doc, str(args.schedule))
     report = replay(args.platform, schedule, size, args.periods, args.with_latency)
     below = args.min_ratio is not None and report.ratio < _ratio(args.min_ratio)
     if args.json:
@@ -114,6 +118,39 @@ def _cmd_replay(args) -> int:
                 ("ratio", f"{report.ratio:.6f} (simulated / predicted throughput)"),
                 ("worst", worst_text)]
         print_sheet(rows)
+    if below:
+        print(f"steady: replay: ratio {report.ratio:.6f} is below --min-ratio "
+              f"{args.min_ratio}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _replay_plan(args, doc, size) -> int:
+    """``steady replay PLATFORM PLAN``: the plan's transfers at their planned starts."""
+    from ..simgrid.replay import replay_plan
+    from ..simulate.plan import Plan, check_plan
+
+    plan = Plan.from_dict(doc, str(args.schedule))
+    if plan.platform is None:
+        raise InputError(args.schedule, "platform", "missing: a plan replays on its "
+                         "platform (steady simulate --plan writes it)")
+    problems = check_plan(plan)
+    if problems:
+        raise InputError(args.schedule, "transfers", f"not a valid plan: {problems[0]}")
+    report = replay_plan(args.platform, plan, size, args.with_latency)
+    below = args.min_ratio is not None and report.ratio < _ratio(args.min_ratio)
+    if args.json:
+        print_json(report.to_dict())
+    else:
+        worst = report.worst
+        print_sheet([
+            ("platform", f"{report.platform} (a plan of {report.broadcasts} broadcasts)"),
+            ("model", report.model),
+            ("makespan", f"planned {number(report.planned_makespan, IN_JSON)} s, "
+                         f"simulated {report.simulated_makespan:.9g} s"),
+            ("ratio", f"{report.ratio:.6f} (planned / simulated makespan)"),
+            ("worst", f"transfer {worst.get('transfer')} ends {worst.get('late', 0):.3g} s "
+                      "late" if worst else "-")])
     if below:
         print(f"steady: replay: ratio {report.ratio:.6f} is below --min-ratio "
               f"{args.min_ratio}", file=sys.stderr)
@@ -176,7 +213,8 @@ def add_commands(sub) -> None:
                     "no TCP window limit, no cross traffic.  Reports the simulated and "
                     "predicted period and throughput and the worst step.")
     re.add_argument("platform", help="SimGrid platform file (.xml)")
-    re.add_argument("schedule", help="steady-schedule file")
+    re.add_argument("schedule", help="steady-schedule file, or a steady-plan file written "
+                    "by steady simulate --plan (its transfers at their planned starts)")
     re.add_argument("--size", required=True, metavar="SIZE", help="message size, as "
                     "given to steady import simgrid")
     re.add_argument("--periods", type=int, default=1, metavar="R",

@@ -16,7 +16,7 @@ from fractions import Fraction
 from ..errors import InputError
 from ..numbers import decimal_text, format_exact
 from .files import rejected, write_output
-from .options import check_integer, output_file, positive_exact
+from .options import add_effort, check_integer, output_file, positive_exact
 from ..present.sheet import number, per_time_unit, print_json, print_sheet
 
 #: Messages per period tried by --ratio when no --max-messages bounds the search.
@@ -39,6 +39,7 @@ def add_schedule_options(parser) -> None:
     short.add_argument("--ratio", metavar="R", help="the smallest M (up to --max-messages, "
                        f"default {RATIO_LIMIT}) whose certified ratio is >= R; exit 1 "
                        "naming the best found when none is")
+    add_effort(short)
     short.add_argument("--steps", action="store_true", help="synchronous steps (a "
                        "steady-schedule version 1 file, for runtimes that need barriers) "
                        "instead of a timetable, with its own certified ratio")
@@ -59,8 +60,9 @@ def _builder(args, platform, result):
         return steps_schedule
     from ..schedule.timed import timed_schedule, tree_families
 
-    families = tree_families(platform, result)
-    return lambda p, r, m: timed_schedule(p, r, m, families)
+    effort = getattr(args, "effort", "default")
+    families = tree_families(platform, result, effort)
+    return lambda p, r, m: timed_schedule(p, r, m, effort, families)
 
 
 def add_commands(sub) -> None:
@@ -81,6 +83,7 @@ def add_commands(sub) -> None:
                     "needs the 'plot' extra)")
     tr.add_argument("--json", action="store_true", help="machine-readable output")
     tr.add_argument("--quiet", action="store_true", help="no progress bar on stderr")
+    add_effort(tr)
     tr.set_defaults(run=_cmd_tradeoff)
 
 
@@ -204,11 +207,11 @@ def _cmd_tradeoff(args) -> int:
     shared = steps and has_link_rows(platform)
     steps = steps and not shared  # short synchronous steps hold ports only (issue 19)
     result = throughput(platform, "trees")
-    families = tree_families(platform, result)
+    families = tree_families(platform, result, args.effort)
     rows = []
     with CountBar(len(counts), "short-period schedules", args.quiet) as bar:
         for m in counts:
-            schedule, stats = timed_schedule(platform, result, m, families)
+            schedule, stats = timed_schedule(platform, result, m, args.effort, families)
             row = {"max_messages": m, "messages_per_period": schedule.messages_per_period,
                    "ratio": stats["ratio"], "period": schedule.period,
                    "transfers": len(schedule.transfers),

@@ -207,3 +207,105 @@ def _timed_report(schedule, ends, periods, scale, name, model) -> ReplayReport:
         if predicted_total else float(schedule.period)
     return ReplayReport(name, 2, periods, scale, model, schedule.period, simulated,
                         schedule.messages_per_period, worst or {})
+
+
+# -- a finite-horizon plan (steady simulate --plan) -----------------------------------
+
+@dataclass
+class PlanReplayReport:
+    """A plan run in SimGrid: every transfer started at its planned start (when its
+    sender holds its messages, which the plan guarantees), its simulated end against
+    the planned one, and the broadcasts every node holds by each time (seconds;
+    simulated times are SimGrid's doubles)."""
+
+    platform: str
+    broadcasts: int
+    scale: Fraction
+    model: str
+    planned_makespan: Fraction
+    simulated_makespan: float
+    planned_completion: list
+    simulated_completion: list
+    worst: dict = field(default_factory=dict)
+
+    @property
+    def ratio(self) -> float:
+        """Planned makespan / simulated makespan (1: SimGrid ran the plan on time)."""
+        return (float(self.planned_makespan) / self.simulated_makespan
+                if self.simulated_makespan else 1.0)
+
+    def delivered_by(self, horizon) -> tuple[int, int]:
+        """(planned, simulated) broadcasts every node holds by ``horizon`` seconds."""
+        k = Fraction(horizon)
+        return (sum(1 for c in self.planned_completion if c <= k),
+                sum(1 for c in self.simulated_completion if c <= float(k) * (1 + 1e-9)))
+
+    def to_dict(self) -> dict:
+        return {"platform": self.platform, "broadcasts": self.broadcasts,
+                "scale": format_exact(self.scale), "model": self.model,
+                "planned_makespan": format_exact(self.planned_makespan),
+                "simulated_makespan": repr(self.simulated_makespan),
+                "ratio": repr(self.ratio), "worst": self.worst}
+
+
+def replay_plan(xml_path, plan, size: Fraction, latency: bool = False) -> PlanReplayReport:
+    """Run ``plan`` (a :class:`steady.simulate.plan.Plan` with its platform) on the
+    SimGrid platform ``xml_path`` with messages of ``size`` bytes: one SimGrid
+    transfer per plan transfer, started at its planned start."""
+    origin = str(xml_path)
+    if not os.path.isfile(xml_path):
+        raise InputError(origin, "file", "no such file")
+    platform = plan.platform
+    facts = read_facts(xml_path)
+    names = plan.nodes
+    arcs = sorted({(names[t.tail], names[t.head]) for t in plan.transfers})
+    largest = max((t.count for t in plan.transfers), default=1) * size
+    scale = Fraction(1)
+    while largest * scale > MAX_BYTES:
+        scale /= 10
+    config = list(MODEL)
+    if latency:
+        config[2] = "network/latency-factor:1"
+    per_tick = Fraction(1, plan.unit)
+    timed = [[names[t.tail], names[t.head], _bytes(t.count, size, scale),
+              float(t.release * per_tick * scale)] for t in plan.transfers]
+    request = {"op": "replay", "platform": os.path.abspath(xml_path), "config": config,
+               "periods": 1, "arcs": [list(a) for a in arcs],
+               "period": float(plan.makespan * per_tick * scale), "timed": timed}
+    try:
+        lines = run_worker(request)
+    except WorkerCrash as crash:
+        raise InputError(origin, "SimGrid", f"the replay failed: {crash.reason}") from None
+    answer = {k: v for line in lines for k, v in line.items()}
+    if "missing" in answer:
+        raise InputError(origin, "hosts", "the plan names hosts the platform lacks: "
+                         + ", ".join(answer["missing"][:5]))
+    _check_costs(platform, answer["bandwidth"], size, facts, origin)
+    if "transfers" not in answer:
+        raise InputError(origin, "SimGrid", "the replay stopped before the plan ended: "
+                         "the platform's availability or state profiles interrupt it")
+    ends = [e / float(scale) for e in answer["transfers"]]
+    planned, simulated = _completions(plan, ends)
+    worst = {}
+    for t, end in zip(plan.transfers, ends):
+        late = end - float(t.end * per_tick)
+        if not worst or late > worst["late"]:
+            worst = {"transfer": t.id, "planned_end": format_exact(t.end * per_tick),
+                     "simulated_end": repr(end), "late": late}
+    return PlanReplayReport(platform.name or os.path.basename(origin), plan.broadcasts,
+                            scale, MODEL_TEXT.format(lat=1 if latency else 0),
+                            plan.makespan_time, max(ends, default=0.0), planned,
+                            simulated, worst)
+
+
+def _completions(plan, ends) -> tuple[list, list]:
+    """Per broadcast, when every node holds it: planned (exact) and simulated."""
+    planned = [None] * plan.broadcasts
+    simulated = [0.0] * plan.broadcasts
+    for t, end in zip(plan.transfers, ends):
+        for m in t.messages:
+            if 0 <= m < plan.broadcasts:
+                at = Fraction(t.end, plan.unit)
+                planned[m] = at if planned[m] is None else max(planned[m], at)
+                simulated[m] = max(simulated[m], end)
+    return planned, simulated
