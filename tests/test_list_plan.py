@@ -1,5 +1,6 @@
-"""The list plan of steady run (steady.run.list_plan): the K broadcasts list scheduled
-over a schedule's trees, merged where that delays nothing."""
+"""The list run as a plan (steady.simulate.list_run): the K broadcasts list scheduled
+over a timetable's trees, no periods; and the plan of K broadcasts of a schedule
+(steady.simulate.choose.broadcast_plan), the fewest ticks among its unrollings."""
 
 from fractions import Fraction
 
@@ -7,14 +8,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from steady.platform import Link, Platform
-from steady.run.list_plan import list_plan
-from steady.schedule.list_run import tree_of_messages
-from steady.run.plan import at_times, check_plan, execute, steady_plan
-from steady.schedule.timed import timed_schedule
+from steady.schedule.timed import timed_timetable
+from steady.simulate.choose import broadcast_plan
+from steady.simulate.list_run import list_plan, tree_of_messages
+from steady.simulate.plan import check_plan, execute
+from steady.simulate.unroll import PeriodicPattern, finite_schedule, share_for
 from steady.strategies import platforms, schedules
 from steady.throughput import throughput
 
-SMALL = settings(max_examples=25, deadline=None)
+SMALL = settings(max_examples=25)
 
 
 @given(st.lists(st.integers(1, 7), min_size=1, max_size=6))
@@ -37,45 +39,42 @@ def _chain(n: int) -> Platform:
 def test_a_chain_pipelines_one_message_per_time_unit():
     """On a chain of 3 unit links, the list plan sends message x over the first link at
     x and over the second at x + 1: K messages end at K + 1, Lemma 7's K / TP* plus the
-    one hop of latency.  Nothing merges: P1 forwards each message before the next
-    arrives, and gets message x + 1 only when it starts sending x."""
+    one hop of latency; the plan of 5 broadcasts of its timetable ends there too."""
     platform = _chain(3)
-    schedule, _ = timed_schedule(platform, throughput(platform, "trees"), 1)
-    unit, transfers = list_plan(schedule, 5)
-    assert unit == 1
-    assert sorted((t.tail, t.head, t.first, t.count, t.release) for t in transfers) == \
+    table, _ = timed_timetable(platform, throughput(platform, "trees"), 1)
+    plan = list_plan(platform, table.trees, 5)
+    assert plan.unit == 1
+    assert sorted((t.tail, t.head, t.first, t.count, t.release) for t in plan.transfers) == \
         [(0, 1, x, 1, x) for x in range(5)] + [(1, 2, x, 1, x + 1) for x in range(5)]
-    assert steady_plan(schedule, 5).makespan_time == 6
-
-
-def test_messages_to_a_leaf_merge_into_one_transfer():
-    """P0 -> P1 with P1 a leaf: the K messages go back to back, the source holds them
-    all and the leaf forwards none: the K transfers become one."""
-    star = Platform("P0", [Link("P0", "P1", Fraction(1, 2))])
-    schedule, _ = timed_schedule(star, throughput(star, "trees"), 1)
-    unit, transfers = list_plan(schedule, 7)
-    assert [(t.first, t.count, t.release, t.duration) for t in transfers] == \
-        [(0, 7, 0, 7 * unit // 2)]
+    assert broadcast_plan(table, 5).makespan_time == 6
 
 
 @SMALL
 @given(schedules(platforms(max_nodes=6)), st.integers(1, 40))
-def test_the_list_plan_is_one_port_causal_and_keeps_its_times_when_merged(schedule, k):
-    """Postcondition re-checked from outside: the merged list plan passes check_plan
-    (one-port, causality, each tree in order on each link, every node gets every
-    broadcast once), merging delays no transfer (the ideal execution starts each at its
-    list-schedule start and ends when the unmerged plan ends), and Lemma 7 holds."""
-    unit, transfers = list_plan(schedule, k)
+def test_the_list_plan_is_one_port_causal_and_runs_at_its_times(schedule, k):
+    """Postcondition re-checked from outside: the list plan passes check_plan (one-port,
+    causality, each tree in order on each link, every node gets every broadcast once),
+    its ideal execution starts every transfer at its planned start, and Lemma 7 holds."""
     platform = schedule.platform
-    nodes = list(platform.nodes)
-    source = nodes.index(platform.source)
-    plan = at_times("list", nodes, source, k, unit, transfers)
+    plan = list_plan(platform, [(t.parent, t.weight) for t in schedule.trees], k)
     assert check_plan(plan) == []
-    assert [b for b, _ in execute(transfers, len(nodes), source)] == \
-        [t.release for t in transfers]
-    single = [t._replace(count=1, duration=t.duration // t.count, first=t.first + i,
-                         release=t.release + i * (t.duration // t.count))
-              for t in transfers for i in range(t.count)]
-    assert sum(t.count for t in transfers) == k * (len(nodes) - 1)
-    assert max(t.end for t in single) == plan.makespan
+    assert [b for b, _ in execute(plan.transfers, len(plan.nodes), plan.source)] == \
+        [t.release for t in plan.transfers]
+    assert sum(t.count for t in plan.transfers) == k * (len(platform.nodes) - 1)
     assert plan.makespan_time >= Fraction(k) / throughput(platform).throughput
+
+
+@SMALL
+@given(schedules(platforms(max_nodes=6), version=2), st.integers(1, 40))
+def test_the_broadcast_plan_is_the_quickest_unrolling(schedule, k):
+    """The plan of K broadcasts of a schedule is checked, carries broadcasts 0..K-1,
+    runs at its planned times, and ends no later than its own unrolling under the
+    period rule (one of the candidates it chose among)."""
+    plan = broadcast_plan(schedule, k)
+    assert check_plan(plan) == [] and plan.broadcasts == k
+    assert [b for b, _ in execute(plan.transfers, len(plan.nodes), plan.source)] == \
+        [t.release for t in plan.transfers]
+    pattern = PeriodicPattern(schedule, "period")
+    batches, share = share_for(pattern, k)
+    assert plan.makespan_time <= finite_schedule(pattern, batches, share,
+                                                 placed=False).makespan

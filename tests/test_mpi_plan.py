@@ -21,8 +21,9 @@ from steady.run.baselines import Unavailable, binomial_children, binomial_plan, 
 from steady.run.calibrate import median, platform_of, read_pairs
 from steady.run.engine import Outcome
 from steady.run.job import node_ranks
-from steady.run.plan import (Plan, PlanError, Transfer, _causal_lags, _slots, check_plan,
-                             execute, steady_plan)
+from steady.simulate.choose import broadcast_plan
+from steady.simulate.plan import Plan, PlanError, Transfer, check_plan, execute
+from steady.simulate.unroll import PeriodicPattern
 from steady.run.report import Measured, _union
 from steady.run.units import duration_ns, ns_text, size_bytes
 from steady.schedule.periodic import optimal_schedule
@@ -31,7 +32,7 @@ from steady.strategies import platforms, schedules
 from steady.throughput import throughput
 
 F = Fraction
-SMALL = settings(max_examples=25, deadline=None)
+SMALL = settings(max_examples=25)
 
 
 def figure1_schedule():
@@ -41,35 +42,27 @@ def figure1_schedule():
 
 # -- the plan ----------------------------------------------------------------------------
 
-def test_figure1_causal_lags_by_hand():
+def test_figure1_pipelined_lags_by_hand():
     """Figure 1's optimal schedule, timed: step 0 = Ps->P1 A, P1->P2 A, P2->P4 A then B
     (1/2 each); step 1 = P1->P3 A then B, P2->P1 B, Ps->P2 B; period 2.  Tree A: P1 has
     its message at 1, so P1->P2 (start 0) lags 1, P2 has it at 3, P2->P4 A (start 0)
     lags 2; P1->P3 A (start 1) lags 0.  Tree B: P2 has it at 2: P2->P4 B (start 1/2)
     lags 1, P2->P1 B (start 1) lags 1 (P1 has it at 4), P1->P3 B (start 3/2) lags 2.
-    002 §5.4.2's rule would lag every edge by its tail's depth (P2->P4 A by 2 and
-    P1->P3 B by 2 as well, but P1->P3 A by 1)."""
+    002 §5.4.2's rule would lag every node by its depth less one (P1->P3 A by 1)."""
     schedule = figure1_schedule()
-    table = timed(schedule)
-    index = {v: i for i, v in enumerate(schedule.platform.nodes)}
-    slots = _slots(table, index, 2, False)
-    lags = _causal_lags(slots, index["Ps"], 4)
-    names = schedule.platform.nodes
-    by_edge = {}
-    for slot, lag in zip(slots, lags):
-        tree = "AB"[slot.tree] if schedule.trees[0].parent["P1"] == "Ps" else "BA"[slot.tree]
-        by_edge[(names[slot.tail], names[slot.head], tree)] = lag
-    assert by_edge == {("Ps", "P1", "A"): 0, ("P1", "P2", "A"): 1, ("P2", "P4", "A"): 2,
-                       ("P1", "P3", "A"): 0, ("Ps", "P2", "B"): 0, ("P2", "P4", "B"): 1,
-                       ("P2", "P1", "B"): 1, ("P1", "P3", "B"): 2}
+    lags = PeriodicPattern(schedule, "pipelined").lag
+    a, b = (0, 1) if schedule.trees[0].parent["P1"] == "Ps" else (1, 0)
+    assert lags[a] == {"P1": 0, "P2": 1, "P4": 2, "P3": 0}
+    assert lags[b] == {"P2": 0, "P4": 1, "P1": 1, "P3": 2}
+    assert PeriodicPattern(schedule, "period").lag[a]["P3"] == 1
 
 
 def test_figure1_plan_between_lemma_7_and_the_synchronous_unrolling():
     """K = 200: no schedule beats K / TP* = 200 (Lemma 7); the periods as written, with
     the largest lag W = 2, end by (K/M + W)·T = 204; ours lies in between."""
-    plan = steady_plan(figure1_schedule(), 200)
+    plan = broadcast_plan(figure1_schedule(), 200)
     assert check_plan(plan) == []
-    assert plan.about["largest_lag"] == 2
+    assert plan.about["warmup_periods"] == 2
     assert 200 <= plan.makespan_time <= 204
     assert plan.throughput == F(200) / plan.makespan_time
 
@@ -79,9 +72,7 @@ def test_figure1_plan_between_lemma_7_and_the_synchronous_unrolling():
 def test_every_plan_is_one_port_causal_and_delivers_once(schedule, broadcasts):
     """The runtime postcondition, checked again from outside, and Lemma 7: no plan
     broadcasts K messages in less than K / TP* (002 §5.5)."""
-    if schedule.messages_per_period > broadcasts:
-        return
-    plan = steady_plan(schedule, broadcasts)
+    plan = broadcast_plan(schedule, broadcasts)
     assert check_plan(plan) == []
     optimum = throughput(schedule.platform).throughput
     assert plan.makespan_time >= broadcasts / optimum
@@ -93,23 +84,17 @@ def test_every_plan_is_one_port_causal_and_delivers_once(schedule, broadcasts):
 @SMALL
 @given(schedules(platforms(max_nodes=5)), st.integers(1, 4))
 def test_plan_never_ends_after_the_periods_as_written(schedule, batches):
-    """proofs/run-plan.md: with causal lags, each transfer as soon as possible in its
-    port's order is never later than the synchronous unrolling, whose last batch ends
-    by (B + W)·T (W = the largest lag)."""
+    """proofs/finite-horizon.md: each transfer as soon as possible in its port's order
+    is never later than the synchronous unrolling, whose last batch ends by (B + W)·T
+    (W = the pipelined warm-up)."""
     m = schedule.messages_per_period
-    plan = steady_plan(schedule, batches * m)
-    table = timed(schedule)
-    index = {v: i for i, v in enumerate(schedule.platform.nodes)}
-    unit = math.lcm(*(F(x).denominator for x in
-                      [schedule.platform.cost(t.tail, t.head) for t in table.transfers]
-                      + [t.start for t in table.transfers] + [table.period]))
-    slots = _slots(table, index, unit, False)
-    w = max(_causal_lags(slots, index[schedule.platform.source], int(table.period * unit)))
+    plan = broadcast_plan(schedule, batches * m)
+    w = PeriodicPattern(schedule, "pipelined").warmup
     assert plan.makespan_time <= (batches + w) * schedule.period
 
 
 def test_check_plan_finds_what_is_broken():
-    plan = steady_plan(figure1_schedule(), 10)
+    plan = broadcast_plan(figure1_schedule(), 10)
     t = list(plan.transfers)
     late = next(i for i, x in enumerate(t) if x.tail != plan.source)
     early = t[:late] + [t[late]._replace(release=0)] + t[late + 1:]
@@ -129,11 +114,6 @@ def test_execute_refuses_a_cycle():
     feed = [Transfer(2, 0, 2, 0, 1, 5, 1), Transfer(3, 0, 1, 1, 1, 5, 1)]
     with pytest.raises(PlanError):
         execute([a, b] + feed, 3, 0)
-
-
-def test_a_schedule_nothing_can_unroll_is_refused():
-    with pytest.raises(PlanError):
-        steady_plan(figure1_schedule(), 0)
 
 
 # -- baselines --------------------------------------------------------------------------
@@ -285,7 +265,7 @@ def test_union_of_intervals(spans):
 
 
 def test_measured_rates_are_exact_fractions():
-    plan = steady_plan(figure1_schedule(), 4)
+    plan = broadcast_plan(figure1_schedule(), 4)
     outcomes = [Outcome(r, r, delivered=4, done_ns=3_000_000 + r) for r in range(5)]
     m = Measured("steady schedule", plan, outcomes, 4, 0, 10 ** 6, plan.throughput)
     assert m.makespan_ns == 3_000_004 and m.delivered_ok

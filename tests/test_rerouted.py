@@ -10,16 +10,16 @@ from hypothesis import strategies as st
 
 from steady.platform import Link, Platform
 from steady.schedule_file import TIMED, Schedule, TimedTransfer, TreeEntry
-from steady.simulate.engine import block_events, transfers_needed
-from steady.simulate.horizon import bound, delivered, phases
-from steady.simulate.rerouted import (in_flight, routed_cleanup, routed_count,
-                                      routed_report, routed_simulation)
-from steady.simulate.unroll import PeriodicPattern, finite_schedule
+from steady.simulate.horizon import bound, delivered, phases, transfers_needed
+from steady.simulate.plan import check_plan
+from steady.simulate.rerouted import in_flight, routed_cleanup, routed_count
+from steady.simulate.unroll import (PeriodicPattern, finite_schedule, periodic_plan,
+                                    to_transfers)
 from steady.strategies import platforms, schedules
 from steady.throughput import throughput
 
 F = Fraction
-SMALL = settings(max_examples=30, deadline=None)
+SMALL = settings(max_examples=25)
 EASY_COSTS = st.sampled_from([F(1), F(2), F(1, 2), F(3, 2)])
 
 
@@ -35,6 +35,11 @@ def detour() -> PeriodicPattern:
     return PeriodicPattern(schedule, "pipelined")
 
 
+def routed_plan(pattern, batches):
+    """Warm-up and steady periods, then the clean-up routed afresh: the checked plan."""
+    return periodic_plan(pattern, batches, None, routed_cleanup(pattern, batches))
+
+
 def test_detour_by_hand():
     """One batch: the warm-up sends m0 to A over [0, 1) (I = 1); B lacks m0.  Over the
     tree A sends it over [1, 3) (J = 2); routed afresh, the source's free out-port and
@@ -47,8 +52,8 @@ def test_detour_by_hand():
     assert cleanup.length == 1
     assert [(u, v, g, F(s, cleanup.unit), F(e, cleanup.unit))
             for u, v, g, s, e in cleanup.events] == [("Ps", "B", 0, 0, 1)]
-    sim, _ = routed_simulation(pattern, 1)
-    assert sim.ok and sim.completion == [2]
+    plan = routed_plan(pattern, 1)
+    assert check_plan(plan) == [] and plan.completion() == [2 * plan.unit]
 
 
 def test_detour_counts_by_hand():
@@ -63,9 +68,7 @@ def test_detour_counts_by_hand():
     assert delivered(pattern, 30, lengths) == (10, 10)
     assert routed_count(pattern, lengths, 29) == (10, 10)
     assert delivered(pattern, 29, lengths)[0] == 9
-    optimum = throughput(pattern.schedule.platform).throughput
-    report = routed_report(pattern, lengths, 29, optimum, 10_000)
-    assert report.simulated and not report.violations and report.delivered == 10
+    assert routed_plan(pattern, 10).delivered_by(29) == 10
 
 
 @st.composite
@@ -86,11 +89,12 @@ def test_in_flight_is_what_the_periods_leave(pattern, extra):
     periods of the finite schedule have not delivered when the last steady period ends."""
     batches = pattern.warmup + extra
     finite = finite_schedule(pattern, batches)
-    events, unit = block_events(pattern, [b for b in finite.blocks if b.period < batches])
-    end = (finite.init_length + finite.steady_periods * pattern.schedule.period) * unit
-    held = {(v, g) for _, v, g, _, e in events if e <= end}
-    assert all(e <= end for *_, e in events)            # every port is free at E
-    lacking = {(v, g) for v in pattern.schedule.platform.nodes if v != pattern.source
+    transfers = to_transfers(pattern, [r for r in finite.placed if r[0] < batches])
+    end = (finite.init_length + finite.steady_periods * pattern.period_time) * pattern.unit
+    nodes = pattern.platform.nodes
+    held = {(nodes[t.head], t.first) for t in transfers if t.end <= end}
+    assert all(t.end <= end for t in transfers)          # every port is free at E
+    lacking = {(v, g) for v in nodes if v != pattern.source
                for g in range(batches * pattern.messages) if (v, g) not in held}
     assert lacking == {(v, g) for g, nodes in in_flight(pattern, batches).items()
                        for v in nodes}
@@ -103,9 +107,10 @@ def test_routed_cleanup_is_valid_and_the_same_for_every_b(pattern, extra):
     (one-port, causality, shared links, every node gets every message once); the
     clean-up after W + extra batches is the one after W shifted by extra·M messages."""
     w, m = pattern.warmup, pattern.messages
-    sim, cleanup = routed_simulation(pattern, w + extra)
-    assert sim.ok, sim.violations[:3]
-    assert len(sim.completion) == (w + extra) * m
+    plan = routed_plan(pattern, w + extra)   # checked message by message when built
+    assert check_plan(plan) == [] and plan.broadcasts == (w + extra) * m
+    assert None not in plan.completion()
+    cleanup = routed_cleanup(pattern, w + extra)
     template = routed_cleanup(pattern, w)
     assert cleanup.completion == {g + extra * m: t for g, t in template.completion.items()}
     assert [(u, v, g + extra * m, s, e) for u, v, g, s, e in template.events] \
@@ -115,13 +120,11 @@ def test_routed_cleanup_is_valid_and_the_same_for_every_b(pattern, extra):
 @SMALL
 @given(lagged_cases(), st.fractions(F(1), F(30)))
 def test_routed_count_is_what_the_check_delivers(pattern, periods):
-    """For a horizon K the count of routed_count is what the message-level simulation
-    of its B batches delivers by K (asserted inside routed_report), at most K·TP*."""
-    k = periods * pattern.schedule.period
+    """For a horizon K the count of routed_count is what the plan of its B batches,
+    checked message by message, delivers by K, at most K·TP*."""
+    k = periods * pattern.period_time
     lengths = phases(pattern)
     found = routed_count(pattern, lengths, k)
     assume(found is not None)
-    optimum = throughput(pattern.schedule.platform).throughput
-    report = routed_report(pattern, lengths, k, optimum, 50_000)
-    assert not report.violations
-    assert report.delivered == found[0] <= bound(optimum, k)
+    optimum = throughput(pattern.platform).throughput
+    assert routed_plan(pattern, found[1]).delivered_by(k) == found[0] <= bound(optimum, k)

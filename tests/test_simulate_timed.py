@@ -8,26 +8,31 @@ from fractions import Fraction
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
-from helpers import late_schedule
 
 from steady import default_platform
 from steady.platform import Link, Platform
+from steady.schedule.effort import FAST
 from steady.schedule.periodic import optimal_schedule
+from steady.schedule.timetable import hop_lag
 from steady.schedule_file import (TIMED, PriceCertificate, Schedule, TimedTransfer,
                                   TreeEntry, timed)
-from steady.schedule.timed import searched_again
-from steady.simulate.choose import SEARCHED_AGAIN, _worth_searching, horizon_plan
-from steady.simulate.engine import simulate, transfers_needed
+from steady.simulate.choose import horizon_choice, schedule_choice
 from steady.simulate.rerouted import routed_count
-from steady.simulate.horizon import (bound, completion_times, delivered, horizon_report,
-                                     phases, steady_count, whole_batches)
-from steady.simulate.unroll import FORWARDING, PeriodicPattern, finite_schedule, hop_lag
+from steady.simulate.horizon import (bound, completion_times, delivered, phases,
+                                     steady_count, transfers_needed, whole_batches)
+from steady.simulate.plan import check_plan
+from steady.simulate.unroll import FORWARDING, PeriodicPattern, finite_schedule, \
+    periodic_plan
 from steady.strategies import platforms, schedules
 from steady.throughput import throughput
 from steady.verify import verify
 
 F = Fraction
-SMALL = settings(max_examples=30, deadline=None)
+SMALL = settings(max_examples=25)
+
+
+def times(plan) -> list:
+    return [F(c, plan.unit) for c in plan.completion()]
 EASY_COSTS = st.sampled_from([F(1), F(2), F(1, 2), F(3, 2)])
 
 
@@ -75,11 +80,11 @@ def test_chain_staggered_timetable_by_hand():
     assert completion_times(fast, 3, 0) == [3, 6, 9]
     assert delivered(fast, 30) == (10, 10) and delivered(slow, 30)[0] == 10
     assert delivered(fast, 29) == (9, 9)
-    report = horizon_report(schedule, 30, forwarding="pipelined")
+    choice = schedule_choice(schedule, 30, F(1), "pipelined")
     # Lemma 7's bound is K·TP* = 30 (the certificate's optimum 1), not K·TP = 10
-    assert (report.delivered, report.bound, report.ratio) == (10, 30, F(1, 3))
-    assert report.optimum == 1 and report.optimum_source == "certificate"
-    assert report.simulated and not report.violations
+    assert (choice.best.delivered, bound(F(1), 30)) == (10, 30)
+    plan = choice.best.plan(30, F(1))
+    assert plan.delivered_by(30) == 10 and check_plan(plan) == []
 
 
 def test_chain_reversed_timetable_lags_a_period_per_hop():
@@ -128,9 +133,7 @@ def test_lemma7_delivered_never_exceeds_k_tp_star(case, horizons):
         assert count <= bound(optimum, k)
         assert count >= steady_count(pattern, k)
         if batches and transfers_needed(pattern, batches) <= 20_000:
-            sim = simulate(pattern, batches)
-            assert sim.ok, sim.violations[:3]
-            assert sim.delivered_by(k) >= count
+            assert periodic_plan(pattern, batches).delivered_by(k) >= count
 
 
 @SMALL
@@ -142,12 +145,12 @@ def test_periods_deliver_what_the_counts_promise(case, extra):
     schedule, pattern = case
     w, m = pattern.warmup, pattern.messages
     batches = w + extra + 1
-    sim = simulate(pattern, batches)
-    assert sim.ok, sim.violations[:3]
-    assert len(sim.completion) == batches * m
+    plan = periodic_plan(pattern, batches)
+    assert check_plan(plan) == [] and plan.broadcasts == batches * m
     # the makespan is the last delivery, not the end of the last period's time line
-    assert sim.makespan == finite_schedule(pattern, batches).makespan
-    done = [max(sim.completion[b * m:(b + 1) * m]) for b in range(batches)]
+    assert plan.makespan_time == finite_schedule(pattern, batches).makespan
+    completion = times(plan)
+    done = [max(completion[b * m:(b + 1) * m]) for b in range(batches)]
     # batches 0 .. B-1-W complete in steady periods (batch b by period b + W)
     assert {done[b + 1] - done[b] for b in range(batches - w - 1)} == {schedule.period}
 
@@ -186,61 +189,50 @@ def test_v1_and_its_timed_form_deliver_the_same(data):
     assert a.lag == b.lag and phases(a) == phases(b)
     for batches in (1, a.warmup + 2):
         assert finite_schedule(a, batches).makespan == finite_schedule(b, batches).makespan
-        assert simulate(a, batches).completion == simulate(b, batches).completion
+        assert times(periodic_plan(a, batches)) == times(periodic_plan(b, batches))
     k = (a.warmup + 3) * v1.period
     assert delivered(a, k) == delivered(b, k)
 
 
 # -- choosing a short timed schedule ------------------------------------------------------
 
-def test_horizon_plan_on_figure1_takes_the_exact_optimum():
-    """Figure 1's optimum fits in 2 messages per period: for K = 100 the plan is that
-    schedule (ratio 1), 96 messages (I = 4, J = 5/2)."""
+def test_the_choice_on_figure1_takes_the_exact_optimum():
+    """Figure 1's optimum fits in 2 messages per period: for K = 100 the choice is that
+    schedule (ratio 1), 96 messages over the trees (I = 4, J = 5/2), 98 with the
+    clean-up routed afresh."""
     platform = default_platform()
-    plan = horizon_plan(platform, throughput(platform, "trees"), 100, forwarding=("period",))
-    c = plan.candidate
-    assert (c.messages_per_period, c.ratio, c.delivered) == (2, 1, 96)
-    assert plan.schedule.version == TIMED and verify(platform, plan.schedule).ok
-    assert all(x.delivered <= 100 for x in plan.candidates)
-    assert c.delivered == max(x.delivered for x in plan.candidates)
-
-
-@settings(max_examples=10, deadline=None)
-@given(platforms(min_nodes=3, max_nodes=6, cost=EASY_COSTS), st.integers(20, 400))
-def test_horizon_plan_is_the_best_candidate_and_verified(platform, horizon):
-    """The plan delivers the most among its candidates, at most K·TP*, its schedule
-    passes the verifier with a certified ratio <= 1, and its report agrees."""
     result = throughput(platform, "trees")
-    plan = horizon_plan(platform, result, horizon, ladder=(1, 2, 5))
-    report = verify(platform, plan.schedule)
-    assert report.ok and report.ratio == plan.candidate.ratio <= 1
-    best = plan.candidate.delivered
-    assert best <= bound(result.throughput, horizon)
-    if plan.candidate.routed_cleanup:   # the same periods, the clean-up off the trees
-        assert best == routed_count(plan.pattern, plan.lengths, horizon)[0]
-    else:
-        assert best == delivered(plan.pattern, horizon, plan.lengths)[0]
-    assert all(c.delivered <= best for c in plan.candidates)
-    assert whole_batches(plan.pattern, horizon, plan.lengths) * plan.pattern.messages <= best
+    choice = horizon_choice(platform, result, 100, FAST.but(ladder=(1, 2, 5)))
+    best = choice.best
+    assert (best.table.messages, best.ratio, best.delivered) == (2, 1, 98)
+    assert best.routed_cleanup
+    assert max(c.delivered for c in choice.candidates if not c.routed_cleanup) == 96
+    assert verify(platform, best.table.schedule(result)).ok
+    assert all(x.delivered <= 100 for x in choice.candidates)
 
 
-def test_worth_searching_again_picks_the_late_timetables_that_could_win():
-    """A timetable 4.8 % above its largest port load is searched again when its count
-    scaled by period / load beats the best count, not when it cannot; one at that load
-    never; the most promising first, at most SEARCHED_AGAIN."""
-    platform, result, late, load = late_schedule(39, 5)
-    scale = late.period / load
-    assert scale > 1
-    at_load = searched_again(platform, late, result)
-    assert at_load.period == load
-    count = 1000
-    best = int(count * scale)          # below count·scale: worth it
-    assert _worth_searching([(5, late, count)], [[best]], platform) == [(5, late)]
-    assert _worth_searching([(5, late, count)], [[best + 1]], platform) == []
-    assert _worth_searching([(5, at_load, 2 * best)], [[best]], platform) == []
-    built = [(5, late, count), (6, late, count + 2), (7, late, count + 1), (8, late, count)]
-    assert SEARCHED_AGAIN == 2
-    assert _worth_searching(built, [[count]], platform) == [(6, late), (7, late)]
+@settings(max_examples=10)
+@given(platforms(min_nodes=3, max_nodes=6, cost=EASY_COSTS), st.integers(20, 400))
+def test_the_choice_is_the_best_candidate_and_its_plan_delivers_it(platform, horizon):
+    """The choice delivers the most among its candidates, at most K·TP*, its timetable
+    passes the verifier with a certified ratio <= 1, and its plan (checked message by
+    message) delivers exactly what was counted."""
+    result = throughput(platform, "trees")
+    choice = horizon_choice(platform, result, horizon, FAST.but(ladder=(1, 2, 5),
+                                                                list_run=True))
+    best = choice.best
+    report = verify(platform, best.table.schedule(result))
+    assert report.ok and report.ratio == best.ratio <= 1
+    assert best.delivered <= bound(result.throughput, horizon)
+    assert all(c.delivered <= best.delivered for c in choice.candidates)
+    if best.routed_cleanup:   # the same periods, the clean-up off the trees
+        assert best.delivered == routed_count(best.pattern, best.phases, horizon)[0]
+    elif best.pattern is not None:
+        assert best.delivered == delivered(best.pattern, horizon, best.phases)[0]
+        assert (whole_batches(best.pattern, horizon, best.phases) * best.pattern.messages
+                <= best.delivered)
+    plan = best.plan(horizon, result.throughput)
+    assert check_plan(plan) == [] and plan.delivered_by(horizon) == best.delivered
 
 
 def test_huge_v1_periods_refuse_pipelined_lags():
