@@ -23,7 +23,7 @@ documents only; ``steady verify --msccl`` checks what it writes, independently.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 
 from ...errors import InputError, echo
@@ -55,6 +55,15 @@ class Export:
     chunks: int
     period: Fraction
     proto: str
+    attributes: dict = field(default_factory=dict)
+
+    def with_range(self, low: int, high: int, name: str | None = None) -> "Export":
+        """The same program for the sizes ``low .. high`` bytes (minBytes, maxBytes)."""
+        attributes = dict(self.attributes, minBytes=low, maxBytes=high)
+        if name is not None:
+            _check_name(name, "<command line>")
+            attributes["name"] = name
+        return replace(self, text=algo_xml(self.gpus, attributes), attributes=attributes)
 
     @property
     def threadblocks(self) -> int:
@@ -103,13 +112,21 @@ def export_broadcast(schedule: Schedule, origin: str = "<schedule>", given=None,
                   "ngpus": len(ranks), "coll": "broadcast", "inplace": 1, "outofplace": 1,
                   "minBytes": min_bytes, "maxBytes": max_bytes}
     attributes["nchannels"] = 1 + max(tb.chan for g in gpus for tb in g.threadblocks)
-    for key, value in [("name", title)] + [(f"gpu {g.rank} node", g.node) for g in gpus]:
-        if len(escape(value)) > MAX_STRING:
-            raise Refused(origin, key, f"{echo(value)} is longer than the {MAX_STRING} "
-                          "characters the executor's parser reads in a value"
-                          + (" (use --name)" if key == "name" else ""))
+    _check_name(title, origin)
+    for g in gpus:
+        if len(escape(g.node).encode()) > MAX_STRING:
+            raise Refused(origin, f"platform.nodes ({echo(g.node)})", f"a name longer "
+                          f"than the {MAX_STRING} bytes the executor's parser reads in a "
+                          "value")
     text = algo_xml(gpus, attributes)
-    return Export(text, gpus, moves, timing, ranks, root, chunks, schedule.period, proto)
+    return Export(text, gpus, moves, timing, ranks, root, chunks, schedule.period, proto,
+                  attributes)
+
+
+def _check_name(name: str, origin: str) -> None:
+    if len(escape(name).encode()) > MAX_STRING:
+        raise Refused(origin, "name", f"{echo(name)} is longer than the {MAX_STRING} bytes "
+                      "the executor's parser reads in a value: use --name")
 
 
 def broadcast_moves(schedule: Schedule, ranks: dict[str, int],
