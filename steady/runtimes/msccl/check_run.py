@@ -4,16 +4,15 @@ what every rank ends with, and the time the loop takes on a platform.
 **Progress rule** (msccl_kernel.cu:200-321).  Every threadblock runs its steps in order.
 A step first waits for its dependencies: ``depid``/``deps`` is met once threadblock
 ``depid`` of the same GPU has *published* a step numbered ``deps`` or later; a step
-publishes (sets its threadblock's flag) when it ends and has ``hasdep="1"``.  A send
-and the receive it meets (the k-th of their (peer, channel) connection, :func:`.
-check_rules._pair`) happen together: a send of a chunk larger than the connection's
-buffer cannot end before the receiver takes it, so the model gives the buffer no room
-at all -- a program that completes here completes at any buffer size.  Steps joined by
-such meetings (``s`` -> ``rcs`` -> ``r``, a chain of forwards) start together, once
-every one of them is first in its threadblock and has its dependencies.  Nothing that
-becomes possible ever becomes impossible (steps only wait for steps to end), so the
-order in which possible steps are taken does not matter: when none is possible and
-some threadblock has steps left, the program deadlocks, at any speed.
+publishes (sets its threadblock's flag) when it ends and has ``hasdep="1"``.  Each
+(peer, channel) connection is a FIFO queue of sends (the k-th send meets the k-th
+receive, :func:`.check_rules._pair`) that holds :data:`.runtime.FIFO_SENDS` of them
+(2 with Simple, 8 with LL and LL128, at any buffer size): a step that sends waits for
+room, a step that receives waits for its send, a forward (``rcs``, ``rrs``, ``rrcs``)
+for both.  Nothing that becomes possible ever becomes impossible (one threadblock
+sends on a connection, one receives), so the order in which possible steps are taken
+does not matter: when none is possible and some threadblock has steps left, the
+program deadlocks, at any speed.
 
 **Races.**  Two steps of one GPU in different threadblocks that touch a chunk of the
 same buffer, one of them writing, must be ordered by the GPU's own dependencies (and
@@ -26,11 +25,11 @@ allgather and reducescatter).
 copies it, a reduction adds multisets, a never-written chunk holds garbage.  The
 result is compared with what the collective promises.
 
-**Time** (with a platform).  A send and its receive take ``startup + cnt x cost`` of
-the platform link between the two ranks' nodes (one chunk is one unit-size message),
-a chain of forwards its slowest meeting; local steps take no time; threadblocks run in
-parallel; a step starts when its threadblock is free, its dependencies are published
-and its partners are ready.  The loop's makespan is when the last step ends; the busiest
+**Time** (with a platform).  A send takes ``startup + cnt x cost`` of the platform link
+between the two ranks' nodes (one chunk is one unit-size message) from when its
+threadblock is free, its dependencies are published and its connection has room; a
+receive ends when its threadblock is free and its send has ended; a forward sends
+once it has received; local steps take no time; threadblocks run in parallel.  The loop's makespan is when the last step ends; the busiest
 port (a rank's sends, or its receives, added up) is what a loop costs once loops
 overlap under the one-port model.
 """
@@ -41,6 +40,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 from .check_rules import CProgram, Violation
+from .runtime import FIFO_SENDS
 
 _SHOWN = 12
 
@@ -106,66 +106,71 @@ class _Machine:
                 self.clock[key] = Fraction(0)
                 self.known[key] = {}
         self.threadblocks = {(g.rank, tb.id): tb for g in program.gpus for tb in g.threadblocks}
+        self.depth = FIFO_SENDS[program.proto]
+        self.queues = {}        # connection -> [(send step, values, arrival time)]
+        self.taken = {}         # connection -> [time each receive took its send]
+        self.count = {}         # connection -> sends so far
+        self.sent = set()
 
     def cell(self, rank: int, buf: str, k: int):
         return cell_of(self.program, self.mode, rank, buf, k)
 
     # -- the progress rule ---------------------------------------------------------
-    def unit(self, step) -> list:
-        """The steps that happen together with ``step`` (joined by meetings)."""
-        seen, todo = [], [step]
-        while todo:
-            s = todo.pop()
-            if s in seen:
-                continue
-            seen.append(s)
-            todo += [x for x in (s.partner_in, s.partner_out) if x is not None]
-        return seen
-
     def published(self, rank: int, depid: int, deps: int):
         """(end time, K snapshot, step) of the first publication of ``depid`` at or
         after step ``deps``, or None."""
         return next(((t, k, s) for s, t, k in self.flag[rank, depid] if s >= deps), None)
 
-    def ready(self, unit) -> bool:
-        for st in unit:
-            if self.head[st.rank, st.tb] != st.s:
-                return False
-            if st.depid >= 0 and self.published(st.rank, st.depid, st.deps) is None:
-                return False
-        return True
+    def blocked(self, st):
+        """None when ``st`` can run now, else why not (a Violation's reason)."""
+        if st.depid >= 0 and self.published(st.rank, st.depid, st.deps) is None:
+            return f"waits for gpu {st.rank} tb {st.depid} to publish step {st.deps}"
+        if st.partner_in is not None and st.partner_in not in self.sent:
+            other = st.partner_in
+            return (f"waits for the send of {other.where}, which its threadblock has not "
+                    f"reached (it is at step {self.head[other.rank, other.tb]})")
+        if st.partner_out is not None:
+            queue = self.queues.get(_connection(st), [])
+            if len(queue) >= self.depth:
+                return (f"waits for room on its connection to gpu {st.partner_out.rank}: "
+                        f"{len(queue)} sends not yet received")
+        return None
 
-    def fire(self, unit) -> None:
-        start = Fraction(0)
-        for st in unit:
-            key = (st.rank, st.tb)
-            start = max(start, self.clock[key])
-            if st.depid >= 0:
-                t, snapshot, s = self.published(st.rank, st.depid, st.deps)
-                start = max(start, t)
-                self._join(key, snapshot)
-                self._join(key, {st.depid: s})
-        duration = Fraction(0)
-        if self.pair_time is not None:
-            for st in unit:
-                if st.partner_out is not None:
-                    d = self.pair_time(st.rank, st.partner_out.rank, st.cnt)
-                    duration = max(duration, d)
-                    self.run.ports[("out", st.rank)] = self.run.ports.get(("out", st.rank), 0) + d
-                    self.run.ports[("in", st.partner_out.rank)] = (
-                        self.run.ports.get(("in", st.partner_out.rank), 0) + d)
-        end = start + duration
-        incoming = {}
-        for st in self._in_data_order(unit):
-            incoming[st] = self._execute(st, incoming.get(st.partner_in))
-        for st in unit:
-            key = (st.rank, st.tb)
-            self.clock[key] = end
+    def fire(self, st) -> None:
+        key = (st.rank, st.tb)
+        start = self.clock[key]
+        if st.depid >= 0:
+            t, snapshot, s = self.published(st.rank, st.depid, st.deps)
+            start = max(start, t)
+            self._join(key, snapshot)
+            self._join(key, {st.depid: s})
+        received = None
+        if st.partner_in is not None:
+            link = _connection(st.partner_in)
+            sender, received, arrival = self.queues[link].pop(0)
+            start = max(start, arrival)
+            self.taken.setdefault(link, []).append(start)
+        out = self._execute(st, received)
+        end = start
+        if st.partner_out is not None:
+            link = _connection(st)
+            n = self.count.get(link, 0)
+            if n >= self.depth:          # room: the receive depth sends back has ended
+                start = max(start, self.taken[link][n - self.depth])
+            duration = (self.pair_time(st.rank, st.partner_out.rank, st.cnt)
+                        if self.pair_time is not None else Fraction(0))
+            end = start + duration
+            self.queues.setdefault(link, []).append((st, out, end))
+            self.count[link] = n + 1
+            self.sent.add(st)
+            for port, rank in (("out", st.rank), ("in", st.partner_out.rank)):
+                self.run.ports[port, rank] = self.run.ports.get((port, rank), 0) + duration
             self.run.busy[key] = self.run.busy.get(key, 0) + duration
-            self.known[key][st.tb] = st.s
-            if st.hasdep:
-                self.flag[key].append((st.s, end, dict(self.known[key])))
-            self.head[key] += 1
+        self.clock[key] = end
+        self.known[key][st.tb] = st.s
+        if st.hasdep:
+            self.flag[key].append((st.s, end, dict(self.known[key])))
+        self.head[key] += 1
         self.run.makespan = max(self.run.makespan or Fraction(0), end)
 
     def _join(self, key, snapshot: dict) -> None:
@@ -173,13 +178,6 @@ class _Machine:
         for b, s in snapshot.items():
             if known.get(b, -1) < s:
                 known[b] = s
-
-    @staticmethod
-    def _in_data_order(unit) -> list:
-        order = [s for s in unit if s.partner_in is None]
-        while len(order) < len(unit):
-            order += [s for s in unit if s.partner_in in order and s not in order]
-        return order
 
     # -- data ----------------------------------------------------------------------
     def _execute(self, st, received):
@@ -248,26 +246,25 @@ class _Machine:
             for key in keys:
                 tb = self.threadblocks[key]
                 while self.head[key] < len(tb.steps):
-                    unit = self.unit(tb.steps[self.head[key]])
-                    if not self.ready(unit):
+                    step = tb.steps[self.head[key]]
+                    if self.blocked(step) is not None:
                         break
-                    self.fire(unit)
+                    self.fire(step)
                     moved = True
         for key in keys:
             tb = self.threadblocks[key]
             if self.head[key] < len(tb.steps) and len(self.run.deadlock) < _SHOWN:
-                self.run.deadlock.append(self._stuck(tb.steps[self.head[key]]))
+                step = tb.steps[self.head[key]]
+                self.run.deadlock.append(Violation("deadlock", step.where,
+                                                   self.blocked(step)))
         self.run.cells = self.cells
         return self.run
 
-    def _stuck(self, st) -> Violation:
-        if st.depid >= 0 and self.published(st.rank, st.depid, st.deps) is None:
-            why = f"waits for gpu {st.rank} tb {st.depid} to publish step {st.deps}"
-        else:
-            other = next(s for s in self.unit(st) if self.head[s.rank, s.tb] != s.s)
-            why = (f"waits for {other.where}, which its threadblock has not reached (it "
-                   f"is at step {self.head[other.rank, other.tb]})")
-        return Violation("deadlock", st.where, why)
+
+def _connection(send_step):
+    """The connection a sending step uses, named by its threadblock: one threadblock
+    sends to a given (peer, channel)."""
+    return (send_step.rank, send_step.tb)
 
 
 def run(program: CProgram, mode: str, pair_time=None) -> Run:

@@ -123,3 +123,11 @@ SLICE_BYTES = {"Simple": 2 * 2 ** 20, "LL": 32768, "LL128": 576000}
 ENVIRONMENT = {"nccl": ("NCCL_MSCCL_ENABLE=1", "MSCCL_ALGO_DIR=<folder of .xml files>"),
                "rccl": ("RCCL_MSCCL_ENABLE=1", "RCCL_MSCCL_FORCE_ENABLE=1",
                         "MSCCL_ALGO_DIR=<folder of .xml files>")}
+
+#: Sends a (peer, channel) connection holds before its receiver takes one: the
+#: connection's FIFO has NCCL_STEPS = 8 steps (D:27; prims_simple.h:144 lets a sender
+#: run NCCL_STEPS ahead), and one send of the executor takes MSCCL_CHUNKSTEPS = 4 of
+#: them with Simple (S:24, K:332: ProtoSimple<2, 2>; the executor caps a send's data
+#: at one chunk slice, K:181, K:245-249, SU:55) and one with LL and LL128.  Whatever the
+#: buffer size: a send completes once its data is in the FIFO.
+FIFO_SENDS = {"Simple": 2, "LL": 8, "LL128": 8}
