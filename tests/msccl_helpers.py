@@ -4,6 +4,8 @@ mutations (the faults the checker must reject)."""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import xml.etree.ElementTree as ElementTree
 from pathlib import Path
 
@@ -21,8 +23,9 @@ def schedule_file(folder: Path, sample: str, *options) -> Path:
     name = "-".join([sample, *[o.lstrip("-") for o in options]]) + ".json"
     path = folder / name
     if not path.exists():
-        code = main(["schedule", str(SAMPLES / f"{sample}.json"), *options, "-o",
-                     str(path), "--quiet"])
+        with contextlib.redirect_stdout(io.StringIO()):
+            code = main(["schedule", str(SAMPLES / f"{sample}.json"), *options, "-o",
+                         str(path), "--quiet"])
         assert code == 0, (sample, options)
     return path
 

@@ -330,3 +330,41 @@ def verify_msccl(args) -> int:
     for note in report.notes:
         print(f"note: {note}")
     return 0
+
+
+# -- steady tradeoff --sizes ---------------------------------------------------------------
+
+def add_tradeoff_options(parser) -> None:
+    """``steady tradeoff --sizes LOW..HIGH [--unit-bytes U]``: the MSCCL files that
+    ``steady export msccl --sizes`` would write."""
+    parser.add_argument("--sizes", metavar="LOW..HIGH", help="also: which messages per "
+                        "period an MSCCL file runs for each size of this range (steady "
+                        "export msccl --sizes), under the platform's start-ups and costs")
+    parser.add_argument("--unit-bytes", default="1", metavar="U", help="--sizes: bytes in "
+                        "the platform's unit-size message (default 1)")
+
+
+def tradeoff_sizes(args, platform, origin, result):
+    """The rows of ``--sizes`` (exact numbers as text), or None without it."""
+    if args.sizes is None:
+        return None
+    from ..runtimes.msccl.sizes import parse_range
+
+    lo, hi = parse_range(args.sizes)
+    unit = _positive(args.unit_bytes, "--unit-bytes")
+    counts = [int(x) for x in SIZE_CANDIDATES.split(",")]
+    choices, _, notes, _ = size_plan(platform, origin, lo, hi, counts, quiet=args.quiet,
+                                     unit_bytes=unit, result=result)
+    return {"range": args.sizes, "unit_bytes": unit, "notes": notes,
+            "ranges": [{k: (format_exact(v) if isinstance(v, Fraction) else v)
+                        for k, v in r.items()} for r in size_rows(choices, result, unit)]}
+
+
+def print_tradeoff_sizes(sizes) -> None:
+    rows = [{k: (Fraction(v) if k in ("chunk_bytes", "time", "ratio_to_bound") else v)
+             for k, v in r.items()} for r in sizes["ranges"]]
+    print(f"\nMSCCL broadcast files for {sizes['range']} (steady export msccl --sizes; "
+          f"{sizes['unit_bytes']} byte(s) per unit; M = 1, 2, 4, ..., 64):")
+    print_size_rows(rows)
+    for note in sizes["notes"]:
+        print(f"note: {note}")
