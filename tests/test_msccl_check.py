@@ -10,7 +10,6 @@ from fractions import Fraction
 import pytest
 
 from steady.errors import InputError
-from steady.platform import Link, Platform
 from steady.runtimes.msccl.check import check_bytes
 from steady.runtimes.msccl.export import export_broadcast
 
@@ -219,8 +218,6 @@ def test_a_ring_needs_the_fifo_room_and_has_it():
             extra = ET.Element("step", dict(tb[1].attrib))
             tb.insert(2, extra)
         mh.renumber(tb)
-        for st in list(tb)[2:4]:
-            pass
     # the receivers take them as extra receives at the end
     for r, gpu in enumerate(root):
         tb = gpu[0]

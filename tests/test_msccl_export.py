@@ -54,6 +54,25 @@ def test_figure1_exact_schedule(folder):
     assert "\t" not in e.text and "<?xml" not in e.text
 
 
+def test_every_attribute_the_parser_requires_is_written(folder):
+    """msccl_parser.cc:315-389, 399-403, 413-416, 472-483 (runtime.*_ATTRIBUTES); the
+    executor's first pass over a folder reads the algo's (issue 44: files were refused
+    for a missing outofplace, minBytes or maxBytes)."""
+    from steady.runtimes.msccl.check_lexer import read
+    from steady.runtimes.msccl.runtime import (ALGO_ATTRIBUTES, GPU_ATTRIBUTES,
+                                               STEP_ATTRIBUTES, TB_ATTRIBUTES)
+
+    schedule = mh.load(mh.schedule_file(folder, "figure5-dag", "--max-messages", "4"))
+    (algo,) = read(export_broadcast(schedule).text.encode())
+    assert set(ALGO_ATTRIBUTES) <= {k for k, _ in algo.attributes}
+    for gpu in algo.children:
+        assert set(GPU_ATTRIBUTES) <= {k for k, _ in gpu.attributes}
+        for tb in gpu.children:
+            assert sorted(k for k, _ in tb.attributes) == sorted(TB_ATTRIBUTES)
+            for step in tb.children:
+                assert sorted(k for k, _ in step.attributes) == sorted(STEP_ATTRIBUTES)
+
+
 def test_version_1_steps_give_the_program_of_their_timetable(folder):
     schedule = mh.load(mh.schedule_file(folder, "figure1"))
     assert schedule.version == 1

@@ -115,9 +115,10 @@ class _Reader:
 def read(data: bytes) -> list[Element]:
     """The top-level elements of ``data`` as the executor reads them (its handlers
     aside: unknown elements are kept, marked by their names, for the rules to name)."""
-    if re.search(rb"<!DOCTYPE|<!ENTITY", data, re.IGNORECASE):
-        raise Unreadable(data[:data.upper().find(b"<!")].count(b"\n") + 1, "a DOCTYPE: "
-                         "the executor cannot read one (and steady expands no entities)")
+    declared = re.search(rb"<!DOCTYPE|<!ENTITY", data, re.IGNORECASE)
+    if declared:
+        raise Unreadable(data.count(b"\n", 0, declared.start()) + 1, "a DOCTYPE: the "
+                         "executor cannot read one (and steady expands no entities)")
     reader = _Reader(data)
     top = []
     while True:

@@ -16,11 +16,10 @@ import re
 from dataclasses import dataclass, field
 
 from .check_lexer import Element
-from .runtime import (ALGO_ATTRIBUTES, BUFFERS, COLLECTIVES, GPU_ATTRIBUTES,
-                      MAX_CHANNELS, MAX_COUNT, MAX_DEPID, MAX_NODES, MAX_OFFSET,
-                      MAX_PEERS_PER_CHANNEL, MAX_REDUCE_FUSION, MAX_STEPS, MAX_STRING,
-                      MAX_SUBS, MAX_THREADBLOCKS, PROTOCOLS, STEP_ATTRIBUTES, STEP_TYPES,
-                      TB_ATTRIBUTES)
+from .runtime import (BUFFERS, COLLECTIVES, GPU_ATTRIBUTES, MAX_CHANNELS, MAX_COUNT,
+                      MAX_DEPID, MAX_NODES, MAX_OFFSET, MAX_PEERS_PER_CHANNEL,
+                      MAX_REDUCE_FUSION, MAX_STEPS, MAX_STRING, MAX_SUBS, MAX_THREADBLOCKS,
+                      PROTOCOLS, STEP_TYPES, TB_ATTRIBUTES)
 
 _CANONICAL = re.compile(r"-?(0|[1-9][0-9]*)", re.ASCII)
 _INT32 = 2 ** 31

@@ -17,7 +17,17 @@ The mapping (docs/formats.md, "MSCCL algorithm XML"):
   threadblock that list its moves in that order.
 
 What cannot fit the executor's limits (:mod:`.runtime`) is refused with one line naming
-the limit and the option that helps (:class:`Refused`).  The exporter reads schedule
+the limit and the option that helps (:class:`Refused`).
+
+Collectives (the schedules of the collectives work, trees with a root each) reuse the
+middle of the line unchanged: a :class:`.loop.Move` names ranks and a chunk range, and
+what it needs at its sender, whatever the tree's root; :func:`.loop.causal_order` and
+the per-link threadblocks of :mod:`.program` do not depend on the collective.  What a
+collective adds is its front end (which chunks each root's trees carry: an allgather
+root's shard, a broadcast tree per shard) and, for in-trees (reductions), receive
+steps that reduce (``rrc``) into the accumulating chunk, each waiting for the previous
+contribution to that chunk at its rank; the checker already runs allgather,
+reducescatter and allreduce programs.  The exporter reads schedule
 documents only; ``steady verify --msccl`` checks what it writes, independently.
 """
 
