@@ -523,8 +523,9 @@ def add_commands(sub) -> None:
 
     ve = sub.add_parser("verify", help="check a schedule file independently",
                         description="Check every rule of steady-schedule v1 and (unless "
-                                    "--no-optimality) the optimality certificate. Exit 0 "
-                                    "valid, 1 invalid, 2 unreadable input.")
+                                    "--no-optimality) the optimality certificate; with "
+                                    "--msccl FILE.xml, an MSCCL algorithm file instead. "
+                                    "Exit 0 valid, 1 invalid, 2 unreadable input.")
     ve.add_argument("platform", nargs="?", help="steady-platform v1 file")
     ve.add_argument("schedule", nargs="?", help="steady-schedule v1 file")
     ve.add_argument("--min-ratio", metavar="R", help="a timed (version 2) schedule's "
