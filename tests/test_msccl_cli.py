@@ -142,3 +142,23 @@ def test_every_sample_schedule_exports_or_is_refused(capsys, folder, sample):
         assert all(len(g.threadblocks) <= MAX_THREADBLOCKS for g in report.program.gpus)
         assert all(len(tb.steps) <= MAX_STEPS for g in report.program.gpus
                    for tb in g.threadblocks)
+
+
+def test_verify_times_a_ring_on_its_platform(capsys, folder):
+    """The hand-made allgather ring on a 3-node ring platform (unit costs): every rank
+    sends its shard (0 .. 1), forwards its neighbour's (1 .. 2): makespan 2, two sends a
+    rank. With ranks mapped against the links, a pair without a link is a violation."""
+    from steady.platform import Link, Platform
+
+    ring = folder / "ring.json"
+    Platform("A", [Link("A", "B", 1), Link("B", "C", 1), Link("C", "A", 1)],
+             name="ring").write(ring)
+    xml = mh.FIXTURES / "allgather-ring-3.xml"
+    code, text, _ = run(capsys, "verify", "--msccl", xml, ring, "--json")
+    report = json.loads(text)
+    assert code == 0
+    assert (report["loop_makespan"], report["busiest_port"], report["nodes"]) == (
+        "2", "2", {"0": "A", "1": "B", "2": "C"})
+    code, text, _ = run(capsys, "verify", "--msccl", xml, ring, "--map", "A=0,C=1,B=2")
+    assert code == 1
+    assert "platform: gpu 0 tb 0 step 1" in text and "no link between them" in text
