@@ -22,11 +22,18 @@ STAGES = [("errors",), ("numbers",), ("fileio",), ("progress",),   # ground
           ("strategies", "testing"),           # for users' test suites: all of the above
           ("simulate", "simgrid"), ("present",),  # simgrid: import and replay
           ("run",),                            # MPI execution: the one user of mpi4py
+          ("runtimes",),                       # programs for other runtimes (MSCCL XML)
           ("heuristics", "grid", "ethernet"),  # seeds 000, 001, 004, beside the core
           ("experiments",), ("commands", "cli", "__main__")]
 GROUND = ("errors", "numbers", "fileio", "progress")
 CHECKERS_MAY_IMPORT = ("errors", "numbers", "fileio", "platform", "schedule_file",
                        "certificate")  # and the standard library and networkx
+#: A runtime's checker (runtimes/<name>/check*) imports no exporter: the runtime's
+#: facts (runtime.py), the rank convention (ranks.py) and its own modules only.
+RUNTIME_SHARED = ("runtime", "ranks")
+#: A runtime's exporter imports schedule documents only: no construction, no solver.
+EXPORTERS_MAY_IMPORT = ("errors", "numbers", "fileio", "platform", "schedule_file",
+                        "runtimes")
 
 
 def under(name, prefixes):
@@ -117,6 +124,37 @@ def checker_violations(root):
                      else dst.split(".")[0] in allowed)]
 
 
+def _runtime_part(name):
+    """(runtime, 'checker'|'shared'|'exporter') of a module under steady.runtimes."""
+    parts = name.split(".")
+    if len(parts) < 4 or parts[1] != "runtimes":
+        return None
+    kind = ("checker" if parts[3].startswith("check") else
+            "shared" if parts[3] in RUNTIME_SHARED else "exporter")
+    return parts[2], kind
+
+
+def runtime_violations(root):
+    """Exporters import schedules only; their checkers import no exporter."""
+    found = []
+    for src, w, dst, text in imports(root):
+        part = _runtime_part(src)
+        if part is None:
+            continue
+        steady = dst.split(".")[0] == "steady"
+        if part[1] in ("checker", "shared"):
+            target = _runtime_part(dst) if steady else None
+            ok = (dst.split(".")[0] in sys.stdlib_module_names | {"networkx"} if not steady
+                  else under(dst, CHECKERS_MAY_IMPORT) or target is not None
+                  and target[0] == part[0] and target[1] in ("checker", "shared"))
+            if not ok:
+                found.append(f"{w}: {text} -- the independent checker {src} imports {dst}")
+        elif steady and not under(dst, EXPORTERS_MAY_IMPORT):
+            found.append(f"{w}: {text} -- the exporter {src} imports {dst}, which is no "
+                         "schedule document")
+    return found
+
+
 def beside_violations(root):
     top = ("commands", "cli", "__main__")
     return [f"{w}: {text} -- {src} imports {dst}" for src, w, dst, text in steady_imports(root)
@@ -138,7 +176,8 @@ def door_violations(root):
 
 
 RULES = {f.__name__.removesuffix("_violations"): f for f in (
-    stage_violations, loop_violations, checker_violations, beside_violations,
+    stage_violations, loop_violations, checker_violations, runtime_violations,
+    beside_violations,
     exact_violations, door_violations)}
 
 
@@ -168,6 +207,13 @@ def test_cli_start_up_imports_no_heavy_module():
               ("heuristics/models.py", "from ..grid.draws import draws")], None),
     ("checker", [("verify.py", "from .schedule.periodic import optimal_schedule")], None),
     ("checker", [("certificate.py", "from ortools.graph.python import max_flow")], None),
+    ("runtime", [("runtimes/msccl/check_run.py", "from .export import broadcast_moves")],
+     None),
+    ("runtime", [("runtimes/msccl/check.py", "from ...schedule.timed import timed_schedule")],
+     None),
+    ("runtime", [("runtimes/msccl/ranks.py", "from .program import algo_xml")], None),
+    ("runtime", [("runtimes/msccl/export.py", "from ...throughput import throughput")],
+     None),
     ("beside", [("grid/model.py", "from ..experiments.runner import mean")], None),
     ("beside", [("ethernet/trees.py", "from steady.commands import main")], None),
     ("beside", [("experiments/stp.py", "from ..commands.heuristics import _cmd_stp")], None),

@@ -25,10 +25,10 @@ from .. import __version__
 from ..errors import InputError
 from ..numbers import MAX_TEXT_DIGITS, many_digits
 from .options import SteadyParser
-from . import core, ethernet, grid, heuristics, mpi, simgrid, timed
+from . import core, ethernet, grid, heuristics, mpi, runtimes, simgrid, timed
 
 #: The modules that wire commands, in the order ``steady --help`` lists them.
-SYSTEMS = (core, timed, mpi, simgrid, heuristics, grid, ethernet)
+SYSTEMS = (core, timed, mpi, simgrid, runtimes, heuristics, grid, ethernet)
 #: The modules that wire campaigns under ``steady experiment``.
 CAMPAIGNS = (heuristics, grid, ethernet)
 

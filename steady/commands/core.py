@@ -15,7 +15,7 @@ from fractions import Fraction
 from ..errors import InputError
 from ..numbers import format_exact
 from ..platform import Platform, load_platform, load_tree
-from . import mpi, options, timed
+from . import mpi, options, runtimes, timed
 from .files import rejected, write_error, write_output
 from ..present.sheet import (IN_JSON, IN_THE_FILE, exact, number, per_time_unit,
                              platform_text, plural, print_json, print_sheet)
@@ -126,6 +126,11 @@ def _cmd_verify(args) -> int:
     from ..schedule_file import Schedule
     from ..verify import verify
 
+    if args.msccl is not None:
+        return runtimes.verify_msccl(args)
+    if args.platform is None or args.schedule is None:
+        raise InputError("<command line>", "verify", "give PLATFORM and SCHEDULE (or "
+                         "--msccl FILE.xml [PLATFORM])")
     platform = Platform.from_file(args.platform)
     schedule = Schedule.from_file(args.schedule)
     min_ratio = None if args.min_ratio is None else options.positive_exact(args.min_ratio, "--min-ratio")
@@ -580,15 +585,17 @@ def add_commands(sub) -> None:
 
     ve = sub.add_parser("verify", help="check a schedule file independently",
                         description="Check every rule of steady-schedule v1 and (unless "
-                                    "--no-optimality) the optimality certificate. Exit 0 "
-                                    "valid, 1 invalid, 2 unreadable input.")
-    ve.add_argument("platform", help="steady-platform v1 file")
-    ve.add_argument("schedule", help="steady-schedule v1 file")
+                                    "--no-optimality) the optimality certificate; with "
+                                    "--msccl FILE.xml, an MSCCL algorithm file instead. "
+                                    "Exit 0 valid, 1 invalid, 2 unreadable input.")
+    ve.add_argument("platform", nargs="?", help="steady-platform v1 file")
+    ve.add_argument("schedule", nargs="?", help="steady-schedule v1 file")
     ve.add_argument("--min-ratio", metavar="R", help="a timed (version 2) schedule's "
                     "certified ratio to the optimum must be >= R (exit 1 below it)")
     ve.add_argument("--no-optimality", action="store_true",
                     help="do not require the throughput to be the platform's optimum")
     ve.add_argument("--json", action="store_true", help="machine-readable report")
+    runtimes.add_verify_options(ve)
     ve.set_defaults(run=_cmd_verify)
 
     sh = sub.add_parser("show", help="print one period of a schedule, draw its Gantt chart")

@@ -15,6 +15,7 @@ from fractions import Fraction
 
 from ..errors import InputError
 from ..numbers import decimal_text, format_exact
+from . import runtimes
 from .files import rejected, write_output
 from .options import add_effort, check_integer, output_file, positive_exact
 from ..present.sheet import number, per_time_unit, print_json, print_sheet
@@ -84,6 +85,7 @@ def add_commands(sub) -> None:
     tr.add_argument("--json", action="store_true", help="machine-readable output")
     tr.add_argument("--quiet", action="store_true", help="no progress bar on stderr")
     add_effort(tr)
+    runtimes.add_tradeoff_options(tr)
     tr.set_defaults(run=_cmd_tradeoff)
 
 
@@ -224,11 +226,13 @@ def _cmd_tradeoff(args) -> int:
         tradeoff_plot(rows, args.plot, platform.name or origin)
         if not args.json:
             print(f"plot written to {args.plot}")
+    sizes = runtimes.tradeoff_sizes(args, platform, origin, result)   # None without --sizes
     if args.json:
         print_json({"platform": platform.name or origin,
                     "optimum": format_exact(result.throughput),
                     "schedules": [{k: (format_exact(v) if isinstance(v, Fraction) else v)
-                                   for k, v in row.items()} for row in rows]})
+                                   for k, v in row.items()} for row in rows]}
+                   | ({"msccl_sizes": sizes} if sizes is not None else {}))
         return 0
     print(f"{platform.name or origin}: optimum {per_time_unit(result.throughput)}")
     head = (f"{'M':>8} {'messages':>9} {'ratio':>10} {'period':>16} {'transfers':>9} "
@@ -247,6 +251,8 @@ def _cmd_tradeoff(args) -> int:
     if shared:
         print("no steps column: short synchronous steps do not fit shared network links "
               "yet (issue 19); the timetables do")
+    if sizes is not None:
+        runtimes.print_tradeoff_sizes(sizes)
     return 0
 
 

@@ -1,0 +1,171 @@
+"""The threadblocks and steps of an MSCCL program, and its XML text (ours).
+
+Every link a loop uses gets a pair of threadblocks: a *send* threadblock at the sender
+(``send`` = the receiver's rank) and a *receive* threadblock at the receiver (``recv`` =
+the sender's rank), on one channel.  Both list the link's moves in the order of their
+causal start times (:mod:`.loop`), so the k-th send of the link meets the k-th receive:
+the connection of a (peer, channel) pair is a FIFO queue.  A move of more than
+``MAX_COUNT`` chunks is cut into consecutive steps.
+
+A step that sends chunks its rank received waits for the receive step that delivered
+the last of them (``depid``/``deps``; the receive step gets ``hasdep="1"``, which makes
+the executor publish its completion); a step that must wait for several threadblocks
+is preceded by ``nop`` steps, one per extra dependency, as the executor reads them
+(msccl_parser.cc:545-549, 613-621).  A dependency already implied by an earlier step
+of the same threadblock is left out.
+
+The root first copies its input into its output buffer (one ``cpy`` step per
+``MAX_COUNT`` chunks, in a threadblock of its own) and sends from its output, like
+every other rank: so the same file is right in place (the input *is* the output, the
+copy rewrites each chunk with itself before anything reads it) and out of place.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .runtime import MAX_COUNT, MAX_PEERS_PER_CHANNEL
+
+
+@dataclass
+class Step:
+    type: str
+    srcbuf: str
+    srcoff: int
+    dstbuf: str
+    dstoff: int
+    cnt: int
+    depid: int = -1
+    deps: int = -1
+    hasdep: int = 0
+
+
+@dataclass
+class Threadblock:
+    id: int
+    send: int = -1
+    recv: int = -1
+    chan: int = 0
+    steps: list = field(default_factory=list)
+
+
+@dataclass
+class Gpu:
+    rank: int
+    node: str
+    i_chunks: int
+    o_chunks: int
+    s_chunks: int = 0
+    threadblocks: list = field(default_factory=list)
+
+
+def channels(moves) -> dict[tuple[int, int], int]:
+    """(sender, receiver) -> channel: the lowest channel on which neither the sender
+    has MAX_PEERS_PER_CHANNEL send threadblocks nor the receiver as many receive
+    threadblocks (the executor's per-channel limit, msccl_parser.cc:589-605)."""
+    sends, recvs, chan = {}, {}, {}
+    for link in sorted({(m.sender, m.receiver) for m in moves}):
+        c = 0
+        while (sends.get((link[0], c), 0) >= MAX_PEERS_PER_CHANNEL
+               or recvs.get((link[1], c), 0) >= MAX_PEERS_PER_CHANNEL):
+            c += 1
+        chan[link] = c
+        sends[link[0], c] = sends.get((link[0], c), 0) + 1
+        recvs[link[1], c] = recvs.get((link[1], c), 0) + 1
+    return chan
+
+
+def broadcast_program(moves, timing, ranks: dict[str, int], root: int,
+                      chunks: int) -> list[Gpu]:
+    """The GPUs of a broadcast of ``chunks`` chunks per loop from rank ``root``:
+    ``moves`` (of :mod:`.loop`) in the order of ``timing``."""
+    node_of = {r: v for v, r in ranks.items()}
+    by_index = {m.index: m for m in moves}
+    chan = channels(moves)
+    gpus = [Gpu(r, node_of[r], chunks if r == root else 0, chunks)
+            for r in range(len(ranks))]
+    sending, receiving = {}, {}        # (rank, peer) -> threadblock
+    for gpu in gpus:
+        if gpu.rank == root:
+            gpu.threadblocks.append(Threadblock(0))
+        for peer in sorted({m.receiver for m in moves if m.sender == gpu.rank}):
+            tb = Threadblock(len(gpu.threadblocks), send=peer, chan=chan[gpu.rank, peer])
+            gpu.threadblocks.append(tb)
+            sending[gpu.rank, peer] = tb
+        for peer in sorted({m.sender for m in moves if m.receiver == gpu.rank}):
+            tb = Threadblock(len(gpu.threadblocks), recv=peer, chan=chan[peer, gpu.rank])
+            gpu.threadblocks.append(tb)
+            receiving[gpu.rank, peer] = tb
+    copy = gpus[root].threadblocks[0]
+    for first in range(0, chunks, MAX_COUNT):
+        copy.steps.append(Step("cpy", "i", first, "o", first, min(MAX_COUNT, chunks - first)))
+    # where each chunk arrives at each rank: (rank, chunk) -> (threadblock, step)
+    arrival = {(root, c): (copy, (c // MAX_COUNT)) for c in range(chunks)}
+    waited = {}                        # (tb id, rank) -> {other tb id: step waited for}
+    for k in sorted(range(len(timing.order)), key=lambda k: (timing.start[timing.order[k]], k)):
+        m = by_index[timing.order[k]]
+        out, into = sending[m.sender, m.receiver], receiving[m.receiver, m.sender]
+        for first in range(m.first, m.first + m.count, MAX_COUNT):
+            cnt = min(MAX_COUNT, m.first + m.count - first)
+            needs = {}
+            for c in range(first, first + cnt):
+                tb, s = arrival[m.sender, c]
+                needs[tb.id] = max(needs.get(tb.id, -1), s)
+            _append_waiting(gpus[m.sender], out, needs, waited,
+                            Step("s", "o", first, "o", first, cnt))
+            into.steps.append(Step("r", "o", first, "o", first, cnt))
+            for c in range(first, first + cnt):
+                arrival[m.receiver, c] = (into, len(into.steps) - 1)
+    return gpus
+
+
+
+def _append_waiting(gpu: Gpu, tb: Threadblock, needs: dict, waited: dict,
+                    step: Step) -> None:
+    """Append ``step`` to ``tb`` waiting for ``needs`` (threadblock id -> step), less
+    what ``tb`` already waited for; extra dependencies become nops before it."""
+    seen = waited.setdefault((gpu.rank, tb.id), {})
+    deps = [(b, s) for b, s in sorted(needs.items()) if b != tb.id and seen.get(b, -1) < s]
+    for b, s in deps[1:]:
+        tb.steps.append(Step("nop", "i", -1, "o", -1, 0, b, s))
+    if deps:
+        step.depid, step.deps = deps[0]
+    tb.steps.append(step)
+    for b, s in deps:
+        seen[b] = s
+        gpu.threadblocks[b].steps[s].hasdep = 1
+
+
+def algo_xml(gpus, attributes: dict) -> str:
+    """The XML text as the executor's parser reads it: no declaration (the parser
+    cannot read one), one element per line, attributes separated by one space and
+    always double-quoted (msccl_parser.cc:26-52, 104-157), indentation by spaces only
+    (a tab between elements stops it, :104-113)."""
+    lines = [f"<algo {_attrs(attributes)}>"]
+    for gpu in gpus:
+        lines.append(f"  <gpu {_attrs({'id': gpu.rank, 'i_chunks': gpu.i_chunks, 'o_chunks': gpu.o_chunks, 's_chunks': gpu.s_chunks, 'node': gpu.node})}>")
+        for tb in gpu.threadblocks:
+            lines.append(f"    <tb {_attrs({'id': tb.id, 'send': tb.send, 'recv': tb.recv, 'chan': tb.chan})}>")
+            for s, st in enumerate(tb.steps):
+                lines.append("      <step " + _attrs({
+                    "s": s, "type": st.type, "srcbuf": st.srcbuf, "srcoff": st.srcoff,
+                    "dstbuf": st.dstbuf, "dstoff": st.dstoff, "cnt": st.cnt,
+                    "depid": st.depid, "deps": st.deps, "hasdep": st.hasdep}) + "/>")
+            lines.append("    </tb>")
+        lines.append("  </gpu>")
+    lines.append("</algo>")
+    return "\n".join(lines) + "\n"
+
+
+def _attrs(values: dict) -> str:
+    return " ".join(f'{k}="{escape(v)}"' for k, v in values.items())
+
+
+def escape(value) -> str:
+    """An attribute value for XML readers; the executor does not decode entities, so
+    only free text (names) ever needs them."""
+    text = str(value)
+    for a, b in (("&", "&amp;"), ("<", "&lt;"), (">", "&gt;"), ('"', "&quot;"),
+                 ("\n", "&#10;"), ("\r", "&#13;"), ("\t", "&#9;")):
+        text = text.replace(a, b)
+    return text
