@@ -220,3 +220,342 @@ def _min_arborescence_cost(nodes, weights: dict) -> Fraction | None:
     if branching.number_of_edges() != k - 1:
         return None
     return sum((weights[arc] for arc in branching.edges), Fraction(0))
+
+
+# -- collectives (issue 43; proofs/collectives.md) -----------------------------------
+#
+# ``check_collective`` re-derives the proof of a CollectiveResult from the platform and
+# the numbers only: the trees and their routes (walked link by link), the loads of the
+# capacity rows (recomputed here from the model: ports in the one-port model, links in
+# the multi-port one, shared network links), the prices, and every root's tree bound
+# (Edmonds' dual family checked against the cheapest route between every pair of
+# compute nodes, found by networkx's Dijkstra).  With a symmetry, its generators are
+# checked to be automorphisms that keep the roots and the prices; one root per orbit
+# then carries the bound, and the routes are searched from one node per orbit.
+
+_COLLECTIVE_DIRECTIONS = {"allgather": ("out",), "reduce-scatter": ("in",),
+                          "allreduce": ("in", "out")}
+
+
+def check_collective(platform, result) -> CheckReport:
+    """Re-check ``result`` (a CollectiveResult) against ``platform`` independently;
+    see the comment above and proofs/collectives.md."""
+    report = CheckReport()
+    x = Fraction(result.rate)
+    roots = {r: Fraction(rho) for r, rho in result.roots.items()}
+    compute = [v for v in platform.nodes if v not in platform.switches]
+    if x <= 0:
+        report.problems.append(f"rate {x} is not positive")
+        return report
+    _check_roots(platform, result.kind, roots, compute, report)
+    if report.problems:
+        return report
+    rows = _model_rows(platform, roots)
+    loads = {key: Fraction(0) for key in rows}
+    sums = {r: Fraction(0) for r in roots}
+    for k, (tree, rate) in enumerate(result.trees):
+        _check_tree(platform, tree, Fraction(rate), k, roots, compute, rows, loads, sums,
+                    report)
+        if len(report.problems) > 20:
+            return report
+    for r, total in sums.items():
+        if total != x * roots[r]:
+            report.problems.append(f"the trees rooted at {r[0]} ({r[1]}) carry {total}, "
+                                   f"not x·ρ = {x * roots[r]}")
+    for key, load in loads.items():
+        if load > 1:
+            report.problems.append(f"{_words(key)} busy {load} > 1 per time unit")
+    cert = result.certificate
+    prices = {key: Fraction(p) for key, p in cert.prices.items()}
+    for key, p in prices.items():
+        if key not in rows:
+            report.problems.append(f"a price on {_words(key)}, which is not a row of the model")
+        elif p < 0:
+            report.problems.append(f"negative price {p} on {_words(key)}")
+    if report.problems:
+        return report
+    if sum(prices.values(), Fraction(0)) != x:
+        report.problems.append(f"the prices sum to {sum(prices.values())}, not x = {x}")
+    costs = {r: Fraction(w) for r, w in cert.root_costs.items()}
+    if set(costs) != set(roots):
+        report.problems.append("root_costs does not give one w per root")
+        return report
+    if sum((roots[r] * w for r, w in costs.items()), Fraction(0)) < 1:
+        report.problems.append("sum over the roots of ρ_r·w_r is < 1")
+    orbit_of = _symmetry_orbits(platform, cert.symmetry, roots, prices, rows, report)
+    if report.problems:
+        return report
+    _check_tree_bounds(platform, cert, roots, costs, prices, rows, compute, orbit_of, report)
+    if cert.cut is not None:
+        _check_cut(platform, result.kind, cert.cut, roots, x, compute, report)
+    return report
+
+
+def _words(key) -> str:
+    kind, what = key
+    if kind in ("out", "in"):
+        return f"{kind}-port of {what}"
+    if kind == "arc":
+        return f"arc {what[0]}->{what[1]}"
+    return f"link {what}"
+
+
+def _check_roots(platform, kind, roots, compute, report) -> None:
+    for (v, d), rho in roots.items():
+        if v not in compute:
+            report.problems.append(f"root {v} is not a compute node")
+        if d not in ("in", "out") or rho <= 0:
+            report.problems.append(f"root {v}: direction {d!r}, relative rate {rho}")
+    if kind in _COLLECTIVE_DIRECTIONS:
+        wanted = {(v, d) for v in compute for d in _COLLECTIVE_DIRECTIONS[kind]}
+        if set(roots) != wanted:
+            report.problems.append(f"the roots are not those of a {kind}")
+    elif kind != "broadcast" or any(d != "out" for _, d in roots) or not roots:
+        report.problems.append(f"the roots are not those of a {kind}")
+
+
+def _model_rows(platform, roots) -> dict:
+    """{row key: None} of the model's capacity rows (recomputed from the platform):
+    one-port ports of the compute nodes that can use them and the links between two
+    switches; multi-port every link; both, the shared network links that some route
+    of an arc crosses."""
+    rows = {}
+    switches = platform.switches
+    multi = platform.ports == "multi-port"
+    for v in platform.nodes:
+        if v in switches or multi:
+            continue
+        if any(l.tail == v for l in platform.links) and any(r != (v, "in") for r in roots):
+            rows[("out", v)] = None
+        if any(l.head == v for l in platform.links) and any(r != (v, "out") for r in roots):
+            rows[("in", v)] = None
+    for l in platform.links:
+        if multi or (l.tail in switches and l.head in switches):
+            rows[("arc", (l.tail, l.head))] = None
+    for lid in shared_link_arcs(platform):
+        rows[("link", lid)] = None
+    return rows
+
+
+def _check_tree(platform, tree, rate, k, roots, compute, rows, loads, sums, report):
+    where = f"tree {k} (root {tree.root}, {tree.direction})"
+    key = (tree.root, tree.direction)
+    if key not in roots:
+        report.problems.append(f"{where}: not a root of the collective")
+        return
+    if rate <= 0:
+        report.problems.append(f"{where}: rate {rate} <= 0")
+    parent = dict(tree.parent)
+    if set(parent) != set(compute) - {tree.root}:
+        report.problems.append(f"{where}: does not give one parent to every other compute node")
+        return
+    for v in parent:  # every compute node leads up to the root
+        seen = set()
+        while v != tree.root:
+            if v in seen or v not in parent:
+                report.problems.append(f"{where}: a cycle or a broken chain through {v}")
+                return
+            seen.add(v)
+            v = parent[v]
+    shared = shared_link_arcs(platform)
+    crossing: dict = {}
+    for lid, (cost, arcs) in shared.items():
+        for arc in arcs:
+            crossing.setdefault(arc, []).append((lid, cost))
+    for child, par in parent.items():
+        route = tuple(tree.route(child))
+        sender, receiver = (par, child) if tree.direction == "out" else (child, par)
+        if len(route) < 2 or route[0] != sender or route[-1] != receiver:
+            report.problems.append(f"{where}: the route of {child}'s edge does not run "
+                                   f"from {sender} to {receiver}")
+            return
+        if any(v not in platform.switches for v in route[1:-1]):
+            report.problems.append(f"{where}: the route of {child}'s edge crosses a "
+                                   "compute node")
+            return
+        costs = []
+        for u, v in zip(route, route[1:]):
+            if not platform.has_link(u, v):
+                report.problems.append(f"{where}: {u}->{v} on {child}'s route is not a link")
+                return
+            c = platform.cost(u, v)
+            costs.append(c)
+            if ("arc", (u, v)) in rows:
+                loads[("arc", (u, v))] += rate * c
+            for lid, lc in crossing.get((u, v), ()):
+                loads[("link", lid)] += rate * lc
+        slowest = max(costs)
+        for side, node in (("out", sender), ("in", receiver)):
+            if (side, node) in rows:
+                loads[(side, node)] += rate * slowest
+    sums[key] += rate
+
+
+def _symmetry_orbits(platform, generators, roots, prices, rows, report) -> dict:
+    """{compute node: (its orbit's first node, g as a dict with g(first) = node)}
+    under the group of ``generators`` after checking that each is an automorphism of
+    the platform keeping the switches, the roots and their rates, and the prices;
+    every node its own orbit without generators."""
+    nodes = list(platform.nodes)
+    identity = {v: v for v in nodes}
+    orbit_of = {v: (v, identity) for v in nodes if v not in platform.switches}
+    if not generators:
+        return orbit_of
+    arcs = {(l.tail, l.head): l.cost for l in platform.links}
+    perms = []
+    for i, g in enumerate(generators):
+        g = {v: g.get(v, v) for v in nodes}
+        if sorted(g.values()) != sorted(nodes):
+            report.problems.append(f"symmetry[{i}] is not a permutation of the nodes")
+            return orbit_of
+        if any((v in platform.switches) != (g[v] in platform.switches) for v in nodes):
+            report.problems.append(f"symmetry[{i}] maps a switch to a compute node")
+        for (u, v), c in arcs.items():
+            if arcs.get((g[u], g[v])) != c:
+                report.problems.append(f"symmetry[{i}] maps {u}->{v} to no link of its cost")
+                break
+        for r, rho in roots.items():
+            if roots.get((g[r[0]], r[1])) != rho:
+                report.problems.append(f"symmetry[{i}] does not keep the roots and their rates")
+                break
+        for key in rows:
+            kind, what = key
+            image = (kind, (g[what[0]], g[what[1]]) if kind == "arc" else
+                     g[what] if kind in ("out", "in") else what)
+            if prices.get(key, 0) != prices.get(image, 0):
+                report.problems.append(f"symmetry[{i}] does not keep the price of {_words(key)}")
+                break
+        perms.append(g)
+    if report.problems:
+        return orbit_of
+    orbit_of = {}
+    for v in nodes:
+        if v in platform.switches or v in orbit_of:
+            continue
+        orbit_of[v] = (v, identity)
+        queue = [v]
+        for u in queue:
+            first, g = orbit_of[u]
+            for h in perms:
+                w = h[u]
+                if w not in orbit_of:
+                    orbit_of[w] = (first, {a: h[b] for a, b in g.items()})
+                    queue.append(w)
+    return orbit_of
+
+
+def _hop_prices(platform, prices) -> dict:
+    """{arc: what a route pays for crossing it}: its own row's price times its cost,
+    plus its shared network links' prices times their costs."""
+    pay = {(l.tail, l.head): prices.get(("arc", (l.tail, l.head)), 0) * l.cost
+           for l in platform.links}
+    for lid, (cost, arcs) in shared_link_arcs(platform).items():
+        for arc in arcs:
+            pay[arc] += prices.get(("link", lid), 0) * cost
+    return pay
+
+
+def _route_costs(platform, prices, sources, compute) -> dict:
+    """{a: {b: cheapest route price from a to b}} for a in ``sources``, by networkx's
+    Dijkstra on exact weights: routes forward only at switches; one-port, the route's
+    slowest link costs c_P·(price of a's out-port + price of b's in-port), handled by
+    taking, for each cost θ, the routes over links of cost <= θ at θ·(port prices)."""
+    pay = _hop_prices(platform, prices)
+    multi = platform.ports == "multi-port"
+    thresholds = [None] if multi else sorted({l.cost for l in platform.links})
+    found: dict = {a: {} for a in sources}
+    for theta in thresholds:
+        base = nx.DiGraph()
+        base.add_nodes_from(platform.nodes)
+        for l in platform.links:
+            if theta is None or l.cost <= theta:
+                base.add_edge(l.tail, l.head, weight=pay[(l.tail, l.head)])
+        for a in sources:
+            view = nx.subgraph_view(base, filter_edge=lambda u, v, a=a: u == a or
+                                    u in platform.switches)
+            dist = nx.single_source_dijkstra_path_length(view, a, weight="weight")
+            for b, d in dist.items():
+                if b == a or b in platform.switches:
+                    continue
+                if theta is not None:
+                    d += theta * (prices.get(("out", a), 0) + prices.get(("in", b), 0))
+                if b not in found[a] or d < found[a][b]:
+                    found[a][b] = d
+    return found
+
+
+def _check_tree_bounds(platform, cert, roots, costs, prices, rows, compute, orbit_of,
+                       report) -> None:
+    bounds = {r: tuple((frozenset(m), Fraction(z)) for m, z in family)
+              for r, family in cert.tree_bounds.items()}
+    for (v, d), w in costs.items():  # every root's w stands on a bound in its orbit
+        first = orbit_of[v][0]
+        carrier = next((r for r in bounds if r[1] == d and orbit_of[r[0]][0] == first), None)
+        if carrier is None:
+            report.problems.append(f"no tree bound for the orbit of {v} ({d})")
+        elif costs[carrier] != w:
+            report.problems.append(f"w of {v} ({d}) differs from its orbit's bound")
+    if report.problems:
+        return
+    firsts = list(dict.fromkeys(orbit_of[v][0] for v in compute))
+    routes = _route_costs(platform, prices, firsts, compute)
+
+    def price(a, b):
+        """The cheapest route from a to b (None: no route)."""
+        first, g = orbit_of[a]
+        inverse = {y: x for x, y in g.items()}
+        return routes[first].get(inverse[b])
+
+    for r, family in bounds.items():
+        root, direction = r
+        where = f"tree bound of {root} ({direction})"
+        if any(root in m or not m or not m <= set(compute) or z <= 0 for m, z in family):
+            report.problems.append(f"{where}: a set holds the root, a switch, or has z <= 0")
+            continue
+        if sum((z for _, z in family), Fraction(0)) < costs[r]:
+            report.problems.append(f"{where}: its sets prove less than w = {costs[r]}")
+        for b in compute:
+            if b == root:
+                continue
+            holding = [(m, z) for m, z in family if b in m]
+            for a in compute:
+                if a == b:
+                    continue
+                entered = sum((z for m, z in holding if a not in m), Fraction(0))
+                if not entered:
+                    continue
+                cost = price(a, b) if direction == "out" else price(b, a)
+                if cost is None or cost < entered:
+                    if cost is not None:
+                        report.problems.append(f"{where}: the edge {a}->{b} costs {cost}, "
+                                               f"less than the {entered} of the sets it enters")
+                        return
+
+
+def _check_cut(platform, kind, cut, roots, x, compute, report) -> None:
+    side = set(cut.side)
+    if cut.direction == "out":
+        capacity = sum((1 / l.cost for l in platform.links
+                        if l.tail in side and l.head not in side), Fraction(0))
+    else:
+        capacity = sum((1 / l.cost for l in platform.links
+                        if l.head in side and l.tail not in side), Fraction(0))
+    inside = [v for v in compute if v in side]
+    if len(inside) == len(compute):
+        report.problems.append("the cut holds every compute node")
+        return
+    if kind == "allreduce":
+        share = Fraction(len(compute))
+        if not inside:
+            report.problems.append("the cut holds no compute node")
+            return
+    else:
+        want = "in" if kind == "reduce-scatter" else "out"
+        if cut.direction != want:
+            report.problems.append(f"a {kind} cut counts the links {want} of S")
+            return
+        share = sum((rho for (v, _), rho in roots.items() if v in side), Fraction(0))
+    if capacity != Fraction(cut.capacity) or share != Fraction(cut.share) or not share \
+            or capacity / share != x:
+        report.problems.append(f"the cut's capacity {capacity} over its share {share} "
+                               f"is not x = {x}")
