@@ -191,10 +191,13 @@ def _result(platform, kind, roots, sol, group, why, a) -> CollectiveResult:
         for v in nodes:
             root_costs[(v, rep[1])] = w / order
     _postcondition(x, prices, roots, root_costs, tree_bounds)
-    cut = None
+    cut, stats = None, dict(sol.stats)
     if platform.multi_port and platform.network is None:
-        cut = binding_cut(platform, kind, roots, x, group)
-    stats = dict(sol.stats)
+        if kind == "allreduce":
+            bound, cut = information_bound(platform, x)
+            stats["information_bound"] = bound
+        else:
+            cut = binding_cut(platform, kind, roots, x, group)
     stats.update({"symmetry": f"group of order {order}, {len(sol.root_costs)} roots "
                               "solved" if group is not None else f"none ({why})",
                   "trees": len(trees), "cost_scale": format_exact(a)})
@@ -248,7 +251,7 @@ def binding_cut(platform, kind, roots, x, group=None) -> CutCertificate | None:
     max-flows (OR-Tools), on the physical links of bandwidth 1/c."""
     compute = platform.compute_nodes
     if kind == "allreduce":
-        return _information_cut(platform, x)
+        return information_bound(platform, x)[1]
     direction = IN if kind == "reduce-scatter" else OUT
     links = [(l.tail, l.head, 1 / l.cost) if direction == OUT else (l.head, l.tail, 1 / l.cost)
              for l in platform.links]
@@ -276,28 +279,33 @@ def binding_cut(platform, kind, roots, x, group=None) -> CutCertificate | None:
     return None
 
 
-def _information_cut(platform, x) -> CutCertificate | None:
-    """Allreduce: S with B+(S) = N·x, S holding some compute nodes and missing some
-    (min over v of the max-flows r0 -> v and v -> r0, r0 the first compute node)."""
+def information_bound(platform, x) -> tuple[Fraction, CutCertificate | None]:
+    """Allreduce: (min over cuts S that hold some compute nodes and miss some of
+    B+(S)/N -- no allreduce gets a higher rate per root, proofs/collectives.md --, the
+    cut when it equals x).  min_S B+(S) is the smallest max-flow r0 -> v or v -> r0
+    over the compute nodes v, r0 the first one (every such S separates r0 from some v,
+    one way or the other)."""
     compute = platform.compute_nodes
     n = len(compute)
     scale = _lcm_den([1 / l.cost for l in platform.links])
     caps = [int(scale / l.cost) for l in platform.links]
-    target = n * x * scale
     r0 = compute[0]
+    best = None
     for reverse in (False, True):
         arcs = [(l.head, l.tail) if reverse else (l.tail, l.head) for l in platform.links]
         network = FlowNetwork(platform.nodes, r0, arcs, caps)
         for v in compute[1:]:
             value, side = network.min_cut(v)
-            if value == target:
-                side = frozenset(side)
-                if reverse:  # a cut into r0's side: its complement leaves toward r0
-                    side = frozenset(platform.nodes) - side
-                capacity = sum((1 / l.cost for l in platform.links
-                                if l.tail in side and l.head not in side), Fraction(0))
-                return CutCertificate(side, OUT, capacity, Fraction(n))
-    return None
+            if best is None or value < best[0]:
+                # reversed: a cut into r0's side, its complement leaves toward r0
+                best = (value, frozenset(platform.nodes) - side if reverse else frozenset(side))
+    value, side = best
+    bound = Fraction(value, scale * n)
+    if bound != x:
+        return bound, None
+    capacity = sum((1 / l.cost for l in platform.links
+                    if l.tail in side and l.head not in side), Fraction(0))
+    return bound, CutCertificate(side, OUT, capacity, Fraction(n))
 
 
 def _lcm_den(values) -> int:
