@@ -251,17 +251,20 @@ def check_collective(platform, result) -> CheckReport:
     if report.problems:
         return report
     rows = _model_rows(platform, roots)
-    loads = {key: Fraction(0) for key in rows}
+    usage: dict = {}  # (row, coefficient, rate) -> how many times, summed over trees
     sums = {r: Fraction(0) for r in roots}
+    context = _TreeContext(platform, rows)
     for k, (tree, rate) in enumerate(result.trees):
-        _check_tree(platform, tree, Fraction(rate), k, roots, compute, rows, loads, sums,
-                    report)
+        _check_tree(context, tree, Fraction(rate), k, roots, compute, usage, sums, report)
         if len(report.problems) > 20:
             return report
     for r, total in sums.items():
         if total != x * roots[r]:
             report.problems.append(f"the trees rooted at {r[0]} ({r[1]}) carry {total}, "
                                    f"not x·ρ = {x * roots[r]}")
+    loads = {key: Fraction(0) for key in rows}
+    for (key, c, rate), count in usage.items():
+        loads[key] += context.values[c] * rate * count
     for key, load in loads.items():
         if load > 1:
             report.problems.append(f"{_words(key)} busy {load} > 1 per time unit")
@@ -337,7 +340,30 @@ def _model_rows(platform, roots) -> dict:
     return rows
 
 
-def _check_tree(platform, tree, rate, k, roots, compute, rows, loads, sums, report):
+class _TreeContext:
+    """What every tree's check reads: the links with their costs, the shared network
+    links each crosses, the model's rows."""
+
+    def __init__(self, platform, rows):
+        self.platform = platform
+        self.rows = rows
+        # costs as ranks into ``values`` (ints hash and compare fast; the sums are exact)
+        shared = shared_link_arcs(platform)
+        self.values = sorted({l.cost for l in platform.links}
+                             | {cost for cost, _ in shared.values()})
+        rank = {c: i for i, c in enumerate(self.values)}
+        self.cost = {(l.tail, l.head): rank[l.cost] for l in platform.links}
+        self.crossing: dict = {}
+        for lid, (cost, arcs) in shared.items():
+            for arc in arcs:
+                self.crossing.setdefault(arc, []).append((("link", lid), rank[cost]))
+
+
+def _check_tree(context, tree, rate, k, roots, compute, usage, sums, report):
+    """One tree: rooted at a root, one parent per other compute node, no cycle, every
+    edge a route (links, switch interiors) from its sender to its receiver; its uses of
+    the rows are counted into ``usage``."""
+    platform, rows = context.platform, context.rows
     where = f"tree {k} (root {tree.root}, {tree.direction})"
     key = (tree.root, tree.direction)
     if key not in roots:
@@ -346,22 +372,20 @@ def _check_tree(platform, tree, rate, k, roots, compute, rows, loads, sums, repo
     if rate <= 0:
         report.problems.append(f"{where}: rate {rate} <= 0")
     parent = dict(tree.parent)
-    if set(parent) != set(compute) - {tree.root}:
+    if len(parent) != len(compute) - 1 or set(parent) != set(compute) - {tree.root}:
         report.problems.append(f"{where}: does not give one parent to every other compute node")
         return
-    for v in parent:  # every compute node leads up to the root
-        seen = set()
-        while v != tree.root:
-            if v in seen or v not in parent:
+    reaches = {tree.root}  # nodes known to lead up to the root
+    for v in parent:
+        chain = []
+        while v not in reaches:
+            if v not in parent or v in chain:
                 report.problems.append(f"{where}: a cycle or a broken chain through {v}")
                 return
-            seen.add(v)
+            chain.append(v)
             v = parent[v]
-    shared = shared_link_arcs(platform)
-    crossing: dict = {}
-    for lid, (cost, arcs) in shared.items():
-        for arc in arcs:
-            crossing.setdefault(arc, []).append((lid, cost))
+        reaches.update(chain)
+    counts: dict = {}
     for child, par in parent.items():
         route = tuple(tree.route(child))
         sender, receiver = (par, child) if tree.direction == "out" else (child, par)
@@ -373,21 +397,24 @@ def _check_tree(platform, tree, rate, k, roots, compute, rows, loads, sums, repo
             report.problems.append(f"{where}: the route of {child}'s edge crosses a "
                                    "compute node")
             return
-        costs = []
-        for u, v in zip(route, route[1:]):
-            if not platform.has_link(u, v):
-                report.problems.append(f"{where}: {u}->{v} on {child}'s route is not a link")
+        slowest = -1
+        for arc in zip(route, route[1:]):
+            c = context.cost.get(arc)
+            if c is None:
+                report.problems.append(f"{where}: {arc[0]}->{arc[1]} on {child}'s route "
+                                       "is not a link")
                 return
-            c = platform.cost(u, v)
-            costs.append(c)
-            if ("arc", (u, v)) in rows:
-                loads[("arc", (u, v))] += rate * c
-            for lid, lc in crossing.get((u, v), ()):
-                loads[("link", lid)] += rate * lc
-        slowest = max(costs)
-        for side, node in (("out", sender), ("in", receiver)):
-            if (side, node) in rows:
-                loads[(side, node)] += rate * slowest
+            if c > slowest:
+                slowest = c
+            if ("arc", arc) in rows:
+                counts[(("arc", arc), c)] = counts.get((("arc", arc), c), 0) + 1
+            for row, lc in context.crossing.get(arc, ()):
+                counts[(row, lc)] = counts.get((row, lc), 0) + 1
+        for port in (("out", sender), ("in", receiver)):
+            if port in rows:
+                counts[(port, slowest)] = counts.get((port, slowest), 0) + 1
+    for (row, c), n in counts.items():
+        usage[(row, c, rate)] = usage.get((row, c, rate), 0) + n
     sums[key] += rate
 
 
@@ -499,13 +526,18 @@ def _check_tree_bounds(platform, cert, roots, costs, prices, rows, compute, orbi
         return
     firsts = list(dict.fromkeys(orbit_of[v][0] for v in compute))
     routes = _route_costs(platform, prices, firsts, compute)
-
-    def price(a, b):
-        """The cheapest route from a to b (None: no route)."""
+    position = {v: i for i, v in enumerate(compute)}
+    scale = lcm(*(d.denominator for by in routes.values() for d in by.values()),
+                *(z.denominator for family in bounds.values() for _, z in family))
+    # price[a][position of b]: the cheapest route a -> b times scale (None: no route);
+    # a's routes are the images under g_a of its orbit's first node's routes
+    price = []
+    for a in compute:
         first, g = orbit_of[a]
-        inverse = {y: x for x, y in g.items()}
-        return routes[first].get(inverse[b])
-
+        row = [None] * len(compute)
+        for t, d in routes[first].items():
+            row[position[g[t]]] = int(d * scale)
+        price.append(row)
     for r, family in bounds.items():
         root, direction = r
         where = f"tree bound of {root} ({direction})"
@@ -514,22 +546,77 @@ def _check_tree_bounds(platform, cert, roots, costs, prices, rows, compute, orbi
             continue
         if sum((z for _, z in family), Fraction(0)) < costs[r]:
             report.problems.append(f"{where}: its sets prove less than w = {costs[r]}")
-        for b in compute:
-            if b == root:
+        problem = _family_violation(family, compute, position, price, scale, direction)
+        if problem:
+            report.problems.append(f"{where}: {problem}")
+
+
+def _family_violation(family, compute, position, price, scale, direction) -> str:
+    """'' when every arborescence arc a -> b (out trees: the route a -> b; in trees:
+    b -> a) costs at least the z of the sets holding b but not a; else the first
+    violation.  The family must be laminar: its sets then nest into a forest, listed
+    in an order where each set is an interval, so the sets holding b and a position
+    are summed with a difference array (N^2 work, not N^2 times the depth)."""
+    order = sorted(range(len(family)), key=lambda i: -len(family[i][0]))
+    holder: dict = {}                  # node -> smallest set so far that holds it
+    parent = []
+    for i in order:
+        members = family[i][0]
+        above = {holder.get(v) for v in members}
+        if len(above) != 1:
+            return "its sets are not laminar"
+        parent.append((i, above.pop()))
+        for v in members:
+            holder[v] = i
+    children: dict = {None: []}
+    for i, up in parent:
+        children.setdefault(up, []).append(("set", i))
+        children.setdefault(i, [])
+    for v in compute:
+        children[holder.get(v)].append(("node", v))
+    start, end, place = {}, {}, {}
+    stack = [("enter", None)]
+    while stack:  # an Euler tour: every set is the interval [start, end) of places
+        step, what = stack.pop()
+        if step == "leave":
+            end[what] = len(place)
+            continue
+        start[what] = len(place)
+        stack.append(("leave", what))
+        for kind, item in reversed(children[what]):
+            if kind == "node":
+                place[item] = len(place)
+            else:
+                stack.append(("enter", item))
+    by_place = [None] * len(place)
+    for v, k in place.items():
+        by_place[k] = v
+    up = dict(parent)
+    z = [int(family[i][1] * scale) for i in range(len(family))]
+    for b in compute:
+        chain, s = [], holder.get(b)
+        while s is not None:
+            chain.append(s)
+            s = up[s]
+        if not chain:
+            continue
+        total = sum(z[s] for s in chain)
+        diff = [0] * (len(place) + 1)
+        for s in chain:
+            diff[start[s]] += z[s]
+            diff[end[s]] -= z[s]
+        inside = 0
+        pb = position[b]
+        for k, a in enumerate(by_place):
+            inside += diff[k]
+            entered = total - inside
+            if entered <= 0 or a == b:
                 continue
-            holding = [(m, z) for m, z in family if b in m]
-            for a in compute:
-                if a == b:
-                    continue
-                entered = sum((z for m, z in holding if a not in m), Fraction(0))
-                if not entered:
-                    continue
-                cost = price(a, b) if direction == "out" else price(b, a)
-                if cost is None or cost < entered:
-                    if cost is not None:
-                        report.problems.append(f"{where}: the edge {a}->{b} costs {cost}, "
-                                               f"less than the {entered} of the sets it enters")
-                        return
+            cost = price[position[a]][pb] if direction == "out" else price[pb][position[a]]
+            if cost is not None and cost < entered:
+                return (f"the edge {a}->{b} costs {Fraction(cost, scale)}, less than the "
+                        f"{Fraction(entered, scale)} of the sets it enters")
+    return ""
 
 
 def _check_cut(platform, kind, cut, roots, x, compute, report) -> None:
