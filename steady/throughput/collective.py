@@ -33,6 +33,8 @@ import time
 from collections.abc import Mapping
 from fractions import Fraction
 
+import numpy as np
+
 from ..errors import InputError
 from ..exact.limits import MAX_EXACT_NODES
 from ..exact.maxflow import FlowNetwork
@@ -173,10 +175,13 @@ def _result(platform, kind, roots, sol, group, why, a) -> CollectiveResult:
     trees = []
     for k, rate in _tree_rates(master, sol.solution):
         root = master.tree_roots[k]
-        parent, hops = master.trees[k], master.tree_hops[k]
-        images = [(root[0], None)] if group is None else group.orbit(root[0])
-        for node, g in images:
-            trees.append((_rooted(fabric, root, parent, hops, g, group), rate / a))
+        shape = _shape(fabric, root, master.trees[k], master.tree_hops[k])
+        if group is None:
+            trees.append((_image(shape, root, platform.nodes), rate / a))
+            continue
+        names = np.array(platform.nodes, dtype=object)
+        for _, g in group.orbit(root[0]):
+            trees.append((_image(shape, root, names[g]), rate / a))
     # Prices on every row: the pricing prices p_j over |G| (proofs/collectives.md).
     prices = {fabric.rows[j][0]: p / order / a for j, p in enumerate(sol.prices)}
     compute = fabric.compute
@@ -215,19 +220,29 @@ def _tree_rates(master, solution):
             if solution.x[first + k]]
 
 
-def _rooted(fabric, root, parent, hops, g, group) -> RootedTree:
-    """The tree as a RootedTree, mapped by g (None: as it is)."""
-    name = (lambda v: v) if g is None else (lambda v: group.image(g, v))
-    new_parent, routes = {}, {}
+def _shape(fabric, root, parent, hops) -> tuple:
+    """A tree as node indices: (root, [(child, parent, route or None)]), a route only
+    for an edge that crosses switches."""
+    index = {v: i for i, v in enumerate(fabric.platform.nodes)}
+    edges = []
     for child, par in parent.items():
         route = hops[child] if hops else None
-        new_parent[name(child)] = name(par)
-        if route is not None and len(route) > 1:
-            routes[name(child)] = tuple(name(v) for v in fabric.edges_of(route))
-        elif route is not None and route != (fabric.link_index[
-                (par, child) if root[1] == OUT else (child, par)],):  # pragma: no cover
-            raise AssertionError("a one-link route that is not the tree edge")
-    return RootedTree(name(root[0]), root[1], new_parent, routes)
+        nodes = (tuple(index[v] for v in fabric.edges_of(route))
+                 if route is not None and len(route) > 1 else None)
+        edges.append((index[child], index[par], nodes))
+    return index[root[0]], edges
+
+
+def _image(shape, root, names) -> RootedTree:
+    """The RootedTree of a shape whose node i is named ``names[i]`` (the platform's
+    names, or their images under a group element)."""
+    r, edges = shape
+    parent, routes = {}, {}
+    for child, par, route in edges:
+        parent[names[child]] = names[par]
+        if route is not None:
+            routes[names[child]] = tuple(names[i] for i in route)
+    return RootedTree(names[r], root[1], parent, routes)
 
 
 def _postcondition(x, prices, roots, root_costs, tree_bounds) -> None:
