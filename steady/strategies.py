@@ -485,6 +485,9 @@ def switched_platforms(min_compute: int = 2, max_compute: int = 5, max_switches:
     _define(min_compute=(min_compute, _integer(2)), max_compute=(max_compute, _integer(2)),
             max_switches=(max_switches, _integer(0)), ports=(ports, _ports),
             density=(density, _probability))
+    if isinstance(min_compute, int) and isinstance(max_compute, int) \
+            and max_compute < min_compute:
+        raise InvalidArgument(f"max_compute={max_compute} < min_compute={min_compute}")
     if cost is not None and not isinstance(cost, SearchStrategy):
         _positive("cost", cost)
 

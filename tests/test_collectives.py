@@ -351,3 +351,25 @@ def test_samples(name, kind, rate):
     result = collective_throughput(p, kind)
     assert result.rate == rate
     assert check_collective(p, result).ok
+
+
+def test_strategy_arguments_are_checked():
+    from hypothesis.errors import InvalidArgument
+
+    for build in (lambda: switched_platforms(min_compute=1), lambda: switched_platforms(
+            ports="two-port"), lambda: symmetric_fabrics(max_boxes=1),
+            lambda: switched_platforms(min_compute=4, max_compute=3)):
+        with pytest.raises(InvalidArgument):
+            build()
+
+
+@FEW
+@given(switched_platforms(ports="one-port", max_switches=2))
+def test_one_port_fabrics_keep_ports_and_switch_links(platform):
+    """One-port with switches: the certificate prices port rows and the links between
+    two switches only (proofs/collectives.md, the model)."""
+    result = collective_throughput(platform, "allgather")
+    kinds = {key[0] for key in result.certificate.prices}
+    assert kinds <= {"out", "in", "arc"}
+    assert all(a in platform.switches and b in platform.switches
+               for kind, (a, b) in (k for k in result.certificate.prices if k[0] == "arc"))

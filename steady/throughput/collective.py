@@ -37,6 +37,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..exact.limits import MAX_EXACT_NODES
+from ..exact.lp import CertificationError
 from ..exact.maxflow import FlowNetwork
 from ..exact.scaling import cost_scale
 from ..inputs import as_platform
@@ -66,7 +67,12 @@ def collective_throughput(platform, kind: str = "allgather", sources=None, rates
     a = cost_scale(platform)
     solved = platform if a == 1 else platform.scale_costs(1 / a)
     group, why = root_symmetry(solved, roots) if symmetry else (None, "not asked")
-    solution = solve_rooted(solved, roots, group)
+    try:
+        solution = solve_rooted(solved, roots, group)
+    except CertificationError as exc:  # GLOP gave up (its work is bounded)
+        raise InputError(origin, "costs", f"the float search of the collective LP failed "
+                         f"({exc}); no exact fallback for collectives yet "
+                         "(docs/limits.md)") from None
     result = _result(platform, kind, roots, solution, group, why, a)
     result.stats["seconds"] = round(time.perf_counter() - start, 4)
     return result

@@ -79,6 +79,7 @@ class TreeMaster:
         self.order = order
         self.row_of = [0] * len(rows)
         self.factor: list[Fraction] = []
+        self._float_factor: list[float] = []
         for k, members in enumerate(self.orbits):
             words = rows[members[0]][1]
             if len(members) > 1:
@@ -86,6 +87,7 @@ class TreeMaster:
             i = self.lp.add_row({}, LE, 1, words)
             self.words[i] = words
             self.factor.append(Fraction(order, len(members)))
+            self._float_factor.append(order / len(members))
             for m in members:
                 self.rows[rows[m][0]] = i
                 self.row_of[m] = k
@@ -153,11 +155,10 @@ class TreeMaster:
     def row_prices(self, duals, floor=None) -> list:
         """The prices p_j of the fabric's rows at which the master prices trees: the
         orbit's dual times |G|/|O| (``floor``: a float search clamps at 0)."""
-        found = []
-        for k in self.row_of:
-            y = duals[k] if floor is None else max(floor, duals[k])
-            found.append(y * self.factor[k])
-        return found
+        if floor is not None:  # a float search
+            factor = self._float_factor
+            return [max(floor, duals[k]) * factor[k] for k in self.row_of]
+        return [duals[k] * self.factor[k] for k in self.row_of]
 
     def root_costs(self, duals) -> dict:
         """w_r: the cost under the row prices that a root's new tree must beat."""
@@ -383,13 +384,14 @@ def _price_roots(master, pricing, reps, point, duals, w) -> tuple[int, float]:
     upper bound that ``point`` proves: sum of its prices over sum of ρ_r times the
     cheapest tree cost, the certificate's weak duality)."""
     k = len(master.orbits)
-    closure = pricing.closure(master.row_prices(point[:k]))
+    closure = pricing.closure(master.row_prices(point[:k], floor=0.0))
+    at_duals = master.row_prices(duals[:k], floor=0.0) if point is not duals else None
     weighted, found = 0.0, []
     for r in reps:
         cost, parent, hops = pricing.cheapest(closure, r)
         weighted += float(master.roots[r]) * cost
-        column = master.reduced_column(r, parent, hops)
-        cost = sum(float(c) * duals[i] for i, c in column.items())
+        if at_duals is not None:
+            cost = master.fabric.float_price(master.edges(r, parent, hops), at_duals)
         if cost < w[r] - ROOTED_TOLERANCE * (1 + abs(w[r])):
             found.append(((cost - w[r]) / (1 + abs(w[r])), r, parent, hops))
     added = 0
@@ -438,7 +440,7 @@ def solve_rooted(platform, roots: dict, symmetry=None) -> RootedSolution:
                 if bound < best:
                     center, best = point, bound
             if not added:
-                added, bound = _price_roots(master, pricing, reps, duals[:k], duals, w)
+                added, bound = _price_roots(master, pricing, reps, duals, duals, w)
                 if bound < best:
                     center, best = duals[:k], bound
             seconds["float_pricing"] += time.perf_counter() - mark
