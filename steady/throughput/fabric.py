@@ -85,8 +85,7 @@ class Fabric:
             self.out_hops[l.tail].append((i, l.head))
         self.link_index = link_index
         self.costs = sorted(set(self.cost))
-        self._float_cost = [float(c) for c in self.cost]  # for the float search only
-        self._float_rows = [[(row, float(c)) for row, c in rows] for rows in self.hop_rows]
+        self._floats = None  # the costs as floats, for a float search (made when asked)
 
     def _row(self, key, words) -> int:
         self.row_index[key] = len(self.rows)
@@ -121,14 +120,18 @@ class Fabric:
 
     def float_price(self, edges, prices: list) -> float:
         """A tree's cost under float row prices (the search's test of a new tree)."""
+        if self._floats is None:
+            self._floats = ([float(c) for c in self.cost],
+                            [[(row, float(c)) for row, c in rows] for rows in self.hop_rows])
+        costs, hop_rows = self._floats
         total = 0.0
         ports = self.out_row or self.in_row
         for sender, receiver, hops in edges:
             for h in hops:
-                for row, c in self._float_rows[h]:
+                for row, c in hop_rows[h]:
                     total += prices[row] * c
             if ports:
-                c = max(self._float_cost[h] for h in hops)
+                c = max(costs[h] for h in hops)
                 for row in (self.out_row.get(sender), self.in_row.get(receiver)):
                     if row is not None:
                         total += prices[row] * c
