@@ -301,7 +301,10 @@ def test_a_switch_does_not_replicate():
     links = [Link("A", "M", 1), Link("M", "B", 1), Link("M", "C", 1)]
     switched = Platform("A", links, ports="multi-port", switches=["M"])
     relay = Platform("A", links, ports="multi-port")
-    assert collective_throughput(switched, "broadcast").rate == Fraction(1, 2)
+    result = collective_throughput(switched, "broadcast")
+    assert result.rate == Fraction(1, 2)
+    assert result.stats["cut_bound"] == 1 and result.certificate.cut is None
+    assert check_collective(switched, result).ok
     assert collective_throughput(relay, "broadcast").rate == 1
 
 
@@ -373,3 +376,28 @@ def test_one_port_fabrics_keep_ports_and_switch_links(platform):
     assert kinds <= {"out", "in", "arc"}
     assert all(a in platform.switches and b in platform.switches
                for kind, (a, b) in (k for k in result.certificate.prices if k[0] == "arc"))
+
+
+@pytest.mark.parametrize("kind", ["allgather", "reduce-scatter", "allreduce"])
+def test_a_cut_s_prices_prove_its_bound(kind):
+    """proofs/collectives.md §7: 1/(c·share) on the links crossing the cut sum to its
+    bound, and every tree of a root the cut separates costs >= 1/share under them."""
+    from steady.throughput.collective import collective_roots, cut_bound, cut_prices
+    from steady.throughput.fabric import Fabric
+    from steady.throughput.trees import RoutePricing
+
+    platform = mi250_platform(1)
+    roots = collective_roots(platform, kind)
+    cut = cut_bound(platform, kind, roots)
+    fabric = Fabric(platform, roots)
+    prices = cut_prices(fabric, cut)
+    assert sum(prices.values()) == cut.bound
+    row = [Fraction(0)] * len(fabric.rows)
+    for key, y in prices.items():
+        row[fabric.row_index[key]] = y
+    pricing = RoutePricing(fabric)
+    closure = pricing.closure(row)
+    for (r, d) in roots:
+        separated = (r in cut.side) == (d == "out") if kind == "allreduce" else r in cut.side
+        if separated:
+            assert pricing.cheapest(closure, (r, d))[0] >= 1 / cut.share

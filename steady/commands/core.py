@@ -123,6 +123,14 @@ def _cmd_collective(args, platform, origin) -> int:
         rows.append(("bound", f"any allreduce: rate per root <= min over cuts S of "
                               f"min(B+(S), B-(S))/N = {number(Fraction(bound), IN_JSON)}"
                               + (" (reached)" if cut is not None else "")))
+    bound = result.stats.get("cut_bound")
+    if bound is not None:
+        edge = "B-(S)" if kind == "reduce-scatter" else "B+(S)"
+        rows.append(("cut bound", f"min over cuts S of {edge} / (relative rates of the "
+                                  f"roots in S) = {number(Fraction(bound), IN_JSON)}"
+                                  + (" (reached)" if cut is not None else
+                                     ": not reached (switches that cannot replicate "
+                                     "bind first)")))
     print_sheet(rows)
     return 0
 

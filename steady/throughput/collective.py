@@ -67,13 +67,16 @@ def collective_throughput(platform, kind: str = "allgather", sources=None, rates
     a = cost_scale(platform)
     solved = platform if a == 1 else platform.scale_costs(1 / a)
     group, why = root_symmetry(solved, roots) if symmetry else (None, "not asked")
+    bound = None
+    if platform.multi_port and platform.network is None:
+        bound = cut_bound(solved, kind, roots, group)
     try:
         solution = solve_rooted(solved, roots, group)
     except CertificationError as exc:  # GLOP gave up (its work is bounded)
         raise InputError(origin, "costs", f"the float search of the collective LP failed "
                          f"({exc}); no exact fallback for collectives yet "
                          "(docs/limits.md)") from None
-    result = _result(platform, kind, roots, solution, group, why, a)
+    result = _result(platform, kind, roots, solution, group, why, a, bound)
     result.stats["seconds"] = round(time.perf_counter() - start, 4)
     return result
 
@@ -172,7 +175,7 @@ def _check_reachable(platform, roots, origin) -> None:
                                     if len(missing) > 1 else ""))
 
 
-def _result(platform, kind, roots, sol, group, why, a) -> CollectiveResult:
+def _result(platform, kind, roots, sol, group, why, a, bound) -> CollectiveResult:
     """The CollectiveResult of a RootedSolution on costs c/a: trees expanded by the
     group, prices and bounds on the full rows, everything scaled back to costs c."""
     master, fabric = sol.master, sol.master.fabric
@@ -203,12 +206,11 @@ def _result(platform, kind, roots, sol, group, why, a) -> CollectiveResult:
             root_costs[(v, rep[1])] = w / order
     _postcondition(x, prices, roots, root_costs, tree_bounds)
     cut, stats = None, dict(sol.stats)
-    if platform.multi_port and platform.network is None:
-        if kind == "allreduce":
-            bound, cut = information_bound(platform, x)
-            stats["information_bound"] = bound
-        else:
-            cut = binding_cut(platform, kind, roots, x, group)
+    if bound is not None:  # computed on costs c/a: the same sets, capacities times 1/a
+        bound = CutCertificate(bound.side, bound.direction, bound.capacity / a, bound.share)
+        stats["information_bound" if kind == "allreduce" else "cut_bound"] = bound.bound
+        if bound.bound == x:
+            cut = bound
     stats.update({"symmetry": f"group of order {order}, {len(sol.root_costs)} roots "
                               "solved" if group is not None else f"none ({why})",
                   "trees": len(trees), "cost_scale": format_exact(a)})
@@ -265,49 +267,65 @@ def _postcondition(x, prices, roots, root_costs, tree_bounds) -> None:
 
 # -- the cut that binds (multi-port; a second, combinatorial proof) --------------------
 
-def binding_cut(platform, kind, roots, x, group=None) -> CutCertificate | None:
-    """A cut S whose capacity over its share equals x (:class:`CutCertificate`), or
-    None when every cut has room (the tree LP's optimum is then below the cut bound:
-    switches that cannot replicate, or a one-port rule, bind instead).  Exact integer
-    max-flows (OR-Tools), on the physical links of bandwidth 1/c."""
-    compute = platform.compute_nodes
+def cut_bound(platform, kind, roots, group=None) -> CutCertificate:
+    """The cut bound (multi-port, no network section; proofs/collectives.md §6-7): the
+    cut S minimising capacity / share over the node sets that hold a root and miss a
+    compute node -- B+(S) / (sum of the relative rates of the roots in S) for out trees,
+    B-(S) / (the same) for in trees --, or for allreduce the information-theoretic
+    bound min B+(S) / N.  No schedule of the model exceeds its ``bound``.
+
+    By Dinkelbach's method on exact integer max-flows (OR-Tools): with a super-source
+    σ -> r of capacity λ·ρ_r, the minimum cut separating a compute node v is
+    λ·ρ(roots) + min over S not holding v of [B(S) - λ·ρ(S ∩ roots)]; while that is
+    negative for some v, its cut has a smaller ratio, which becomes λ."""
     if kind == "allreduce":
-        return information_bound(platform, x)[1]
+        return _information_cut(platform)
     direction = IN if kind == "reduce-scatter" else OUT
     links = [(l.tail, l.head, 1 / l.cost) if direction == OUT else (l.head, l.tail, 1 / l.cost)
              for l in platform.links]
-    sigma = ("<every root>",)
-    supply = {r: x * rho for (r, _), rho in roots.items()}
-    need = sum(supply.values())
-    values = [c for _, _, c in links] + list(supply.values())
-    scale = _lcm_den(values)
-    nodes = list(platform.nodes) + [sigma]
-    arcs = [(u, v) for u, v, _ in links] + [(sigma, r) for r in supply]
-    caps = [int(c * scale) for _, _, c in links] + [int(s * scale) for s in supply.values()]
-    network = FlowNetwork(nodes, sigma, arcs, caps)
-    targets = compute
-    if group is not None and group.acts_on_compute:
-        targets = group.node_reps  # max-flows are invariant under the group
-    for v in targets:
-        # the trivial cut {σ} is always minimum (x is at most the cut bound): the one
-        # nearest to v is the largest, non-trivial when some cut binds
-        if network.max_flow(v) == need * scale and (side := network.sink_side()):
-            side = frozenset(side) - {sigma}
-            capacity = sum((c for u, w, c in links if u in side and w not in side), Fraction(0))
-            share = sum((supply[r] / x for r in supply if r in side), Fraction(0))
-            if share and capacity / share == x:
-                return CutCertificate(side, direction, capacity, share)
-    return None
-
-
-def information_bound(platform, x) -> tuple[Fraction, CutCertificate | None]:
-    """Allreduce: (min over cuts S that hold some compute nodes and miss some of
-    B+(S)/N -- no allreduce gets a higher rate per root, proofs/collectives.md --, the
-    cut when it equals x).  min_S B+(S) is the smallest max-flow r0 -> v or v -> r0
-    over the compute nodes v, r0 the first one (every such S separates r0 from some v,
-    one way or the other)."""
+    rho = {r: w for (r, _), w in roots.items()}
+    total = sum(rho.values())
     compute = platform.compute_nodes
-    n = len(compute)
+    targets = [v for v in compute if len(rho) > 1 or v not in rho]
+    if group is not None and group.acts_on_compute:
+        targets = group.node_reps  # the max-flows are invariant under the group
+    sigma = ("<every root>",)
+    nodes = list(platform.nodes) + [sigma]
+    arcs = [(u, v) for u, v, _ in links] + [(sigma, r) for r in rho]
+
+    def capacity(side):
+        return sum((c for u, w, c in links if u in side and w not in side), Fraction(0))
+
+    side = frozenset(platform.nodes) - {targets[0]}
+    share = sum((w for r, w in rho.items() if r in side), Fraction(0))
+    ratio = capacity(side) / share
+    while True:
+        scale = _lcm_den([c for _, _, c in links] + [ratio * w for w in rho.values()])
+        caps = [int(c * scale) for _, _, c in links] + [int(ratio * w * scale)
+                                                         for w in rho.values()]
+        network = FlowNetwork(nodes, sigma, arcs, caps)
+        best = None
+        for v in targets:
+            gap = network.max_flow(v) - ratio * total * scale
+            if gap < 0 and (best is None or gap < best[0]):
+                found = network.sink_side()
+                if found is None:  # pragma: no cover - huge integers: keep the bound
+                    continue
+                best = (gap, frozenset(found) - {sigma})
+        if best is None:
+            return CutCertificate(side, direction, capacity(side), share)
+        side = best[1]
+        share = sum((w for r, w in rho.items() if r in side), Fraction(0))
+        ratio = capacity(side) / share
+
+
+def _information_cut(platform) -> CutCertificate:
+    """Allreduce: the cut S minimising B+(S) among those that hold some compute nodes
+    and miss some, share N: no allreduce gets a higher rate per root than B+(S)/N
+    (proofs/collectives.md §6).  min_S B+(S) is the smallest max-flow r0 -> v or
+    v -> r0 over the compute nodes v, r0 the first one (every such S separates r0 from
+    some v, one way or the other)."""
+    compute = platform.compute_nodes
     scale = _lcm_den([1 / l.cost for l in platform.links])
     caps = [int(scale / l.cost) for l in platform.links]
     r0 = compute[0]
@@ -320,13 +338,28 @@ def information_bound(platform, x) -> tuple[Fraction, CutCertificate | None]:
             if best is None or value < best[0]:
                 # reversed: a cut into r0's side, its complement leaves toward r0
                 best = (value, frozenset(platform.nodes) - side if reverse else frozenset(side))
-    value, side = best
-    bound = Fraction(value, scale * n)
-    if bound != x:
-        return bound, None
+    side = best[1]
     capacity = sum((1 / l.cost for l in platform.links
                     if l.tail in side and l.head not in side), Fraction(0))
-    return bound, CutCertificate(side, OUT, capacity, Fraction(n))
+    return CutCertificate(side, OUT, capacity, Fraction(len(compute)))
+
+
+def cut_prices(fabric, cut: CutCertificate) -> dict:
+    """The prices a cut proves its bound with (proofs/collectives.md §7): 1/(c_l·share)
+    on every link crossing it (out of S for out cuts, into S for in cuts), summing to
+    the bound; every tree of a root in S (out trees; the roots outside S for the in
+    trees of an allreduce cut) costs at least 1/share under them.  (Tried as the first
+    center of the pricing's smoothing: it made the search slower -- 32 -> 38 rounds
+    on MI250 1 box, 172 -> 500 on 2 boxes without symmetry --, as such sparse prices
+    leave most trees tied; kept for tests and readers.)"""
+    side = cut.side
+    found = {}
+    for l in fabric.links:
+        crossing = (l.tail in side and l.head not in side) if cut.direction == OUT \
+            else (l.head in side and l.tail not in side)
+        if crossing:
+            found[("arc", l.arc)] = 1 / (l.cost * cut.share)
+    return found
 
 
 def _lcm_den(values) -> int:
