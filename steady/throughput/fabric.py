@@ -120,10 +120,7 @@ class Fabric:
 
     def float_price(self, edges, prices: list) -> float:
         """A tree's cost under float row prices (the search's test of a new tree)."""
-        if self._floats is None:
-            self._floats = ([float(c) for c in self.cost],
-                            [[(row, float(c)) for row, c in rows] for rows in self.hop_rows])
-        costs, hop_rows = self._floats
+        costs, hop_rows = self._float_tables()
         total = 0.0
         ports = self.out_row or self.in_row
         for sender, receiver, hops in edges:
@@ -149,8 +146,19 @@ class Fabric:
     def hop_weights(self, prices) -> list:
         """Per link: what its own and its network rows charge a route crossing it, under
         the row prices ``prices`` (a list indexed by row; floats or exact)."""
+        if prices and type(prices[0]) is float:  # a search: float coefficients, fast
+            return [sum(prices[row] * c for row, c in rows) if rows else 0.0
+                    for rows in self._float_tables()[1]]
         return [sum(prices[row] * c for row, c in rows) if rows else 0
                 for rows in self.hop_rows]
+
+    def _float_tables(self):
+        """(link costs, hop rows) in floats, for a float search (made when asked: an
+        exact cost may be beyond a float)."""
+        if self._floats is None:
+            self._floats = ([float(c) for c in self.cost],
+                            [[(row, float(c)) for row, c in rows] for rows in self.hop_rows])
+        return self._floats
 
     def routes(self, prices, scale: int = 1, symmetry=None) -> list[tuple]:
         """The cheapest route between every ordered pair of compute nodes under the row
