@@ -397,8 +397,39 @@ def _price_roots(master, pricing, reps, point, duals, w) -> tuple[int, float]:
     added = 0
     for _, r, parent, hops in sorted(found, key=lambda f: f[0])[:MOST_COLUMNS]:
         added += master.add(parent, r, hops)
+    if len(reps) < MOST_COLUMNS and found:  # few roots: more trees per round
+        added += _alternatives(master, pricing, reps, point, duals, w, found)
     bound = sum(point[:k]) / weighted if weighted > 0 else float("inf")
     return added, bound
+
+
+def _alternatives(master, pricing, reps, point, duals, w, found) -> int:
+    """With fewer roots than MOST_COLUMNS, look for other improving trees: price again
+    with the rows the found trees load made dearer (by their mean price)."""
+    k = len(master.orbits)
+    prices = master.row_prices(point[:k], floor=0.0)
+    positive = [p for p in prices if p > 0]
+    if not positive:
+        return 0
+    bump = sum(positive) / len(positive)
+    at_duals = master.row_prices(duals[:k], floor=0.0)
+    added = 0
+    for _ in range(MOST_COLUMNS - len(reps)):
+        for _, r, parent, hops in found:
+            for row in master.fabric.column(master.edges(r, parent, hops)):
+                prices[row] += bump
+        closure = pricing.closure(prices)
+        new = []
+        for r in reps:
+            _, parent, hops = pricing.cheapest(closure, r)
+            cost = master.fabric.float_price(master.edges(r, parent, hops), at_duals)
+            if cost < w[r] - ROOTED_TOLERANCE * (1 + abs(w[r])) and master.add(parent, r, hops):
+                added += 1
+                new.append((0, r, parent, hops))
+        if not new:
+            break
+        found = new
+    return added
 
 
 def solve_rooted(platform, roots: dict, symmetry=None) -> RootedSolution:
