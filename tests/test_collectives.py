@@ -347,7 +347,8 @@ def test_an_unreachable_compute_node_is_named():
     ("a100-4", "allgather", Fraction(25, 3)), ("mi250-1", "allgather", Fraction(150, 7)),
     ("mi250-2", "allgather", Fraction(166, 15)), ("fat-tree-4", "allgather", Fraction(5, 6)),
     ("hetero-cluster", "allgather", 1),
-    ("simgrid-data_center-24", "broadcast", Fraction(1, 8)),  # 125 MB/s links, in GB/s
+    ("simgrid-data_center-6", "broadcast", Fraction(1, 8)),  # 125 MB/s links, in GB/s
+    ("simgrid-data_center-6", "allgather", Fraction(1, 40)),
 ])
 def test_samples(name, kind, rate):
     p = Platform.from_file(SAMPLES / "collectives" / f"{name}.json")
