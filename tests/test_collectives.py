@@ -8,7 +8,7 @@ from pathlib import Path
 
 import networkx as nx
 import pytest
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import HealthCheck, assume, event, given, settings
 from hypothesis import strategies as st
 
 from steady.certificate import check_collective
@@ -278,6 +278,7 @@ def _brute_force(platform, kind):
 def test_column_generation_reaches_the_lp_over_every_tree(platform, kind):
     trees = sum(1 for _ in _all_route_trees(platform, platform.compute_nodes[0], "out"))
     assume(trees <= 200)
+    event(f"{len(platform.switches)} switches, {platform.ports}")
     assert collective_throughput(platform, kind).rate == _brute_force(platform, kind)
 
 

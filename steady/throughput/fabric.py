@@ -34,8 +34,7 @@ import heapq
 from fractions import Fraction
 
 from ..network.rows import ROW_PREFIX, shared_links
-
-OUT, IN = "out", "in"
+from .result import IN, OUT
 
 
 class Fabric:
@@ -133,14 +132,6 @@ class Fabric:
                     if row is not None:
                         total += prices[row] * c
         return total
-
-    def loads(self, weighted_edges) -> dict[int, Fraction]:
-        """{row: load} of (edges, rate) pairs: sum of rate times column."""
-        load: dict[int, Fraction] = {}
-        for edges, rate in weighted_edges:
-            for row, c in self.column(edges).items():
-                load[row] = load.get(row, 0) + c * rate
-        return load
 
     # -- routes (the pricing's closure) -----------------------------------------------
     def hop_weights(self, prices) -> list:
