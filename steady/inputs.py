@@ -7,9 +7,12 @@ hand:
 
 * a **platform**: a :class:`~steady.platform.Platform`; a steady-platform v1 document
   as a dict (docs/formats.md); a ``networkx.DiGraph`` whose edges carry ``cost`` or
-  ``bandwidth`` -- or, with neither, networkx's usual ``weight``, read as the cost --
-  and whose source is ``G.graph["source"]`` (when unset: the one node without an
-  in-link); or a path (``pathlib.Path``) to a steady-platform file;
+  ``bandwidth`` (or ``capacity``, a bandwidth as ForestColl names it) -- or, with
+  none, networkx's usual ``weight``, read as the cost -- and whose source is
+  ``G.graph["source"]`` (when unset: the one node without an in-link; on a switched
+  or multi-port graph, the first compute node); nodes whose attribute ``switch`` is
+  true are switches and ``G.graph["ports"]`` is the port model (issue 43); or a path
+  (``pathlib.Path``) to a steady-platform file;
 * a **tree** (a spanning arborescence rooted at the source): a ``{child: parent}`` dict;
   an iterable of ``(parent, child)`` edges; a networkx tree (a DiGraph's arcs run from
   parent to child, an undirected tree is oriented away from the source); or any object
@@ -81,7 +84,13 @@ def _is_networkx(value) -> bool:
 
 
 def _from_networkx(graph) -> Platform:
+    from .platform import networkx_switches
+
     source = graph.graph.get("source")
+    switches = set(networkx_switches(graph))
+    if source is None and (switches or graph.graph.get("ports") == "multi-port"):
+        # a collective's fabric: the source only names a broadcast's root
+        source = next((v for v in graph.nodes if str(v) not in switches), None)
     if source is None and graph.is_directed():
         roots = [v for v, d in graph.in_degree() if d == 0]
         if len(roots) != 1:

@@ -4,6 +4,14 @@ This is the model of seed 002 §2: a directed graph G = (V, E, c) with a source 
 arc (j, k) costs c_{j,k} time units per unit-size message; optional start-up costs
 β_{j,k} (002 §6) and per-node send overheads (the multi-port model of seed 000 §2.2).
 
+Collectives on today's fabrics (issue 43; ours) add three optional facts: the port model
+(``ports``: ``"one-port"``, the default and the model of 002, or ``"multi-port"``, where
+a node uses all its links at once and only the links' capacities bound), the
+**switches** (nodes that forward but never store, replicate or reduce: they appear only
+inside routes; the other nodes are the *compute* nodes), and a **symmetry** (generators
+of a group of automorphisms, checked here link by link, that the collective optimum
+uses to solve one root per orbit; docs/formats.md).
+
 A :class:`Platform` is built from a steady-platform v1 document (file or dict, see
 docs/formats.md) or from a networkx DiGraph, and validated on the way in: every error names the
 file, the element and the reason.  Writing it back gives an equivalent document.
@@ -24,7 +32,11 @@ from .network.model import Network
 FORMAT = "steady-platform"
 VERSION = 1
 _TOP_KEYS = {"format", "version", "name", "source", "nodes", "links", "send_overhead",
-             "network"}
+             "network", "ports", "switches", "symmetry"}
+#: The port models (issue 43): one-port (002 §2, the default) and multi-port.
+ONE_PORT = "one-port"
+MULTI_PORT = "multi-port"
+PORT_MODELS = (ONE_PORT, MULTI_PORT)
 _LINK_KEYS = {"from", "to", "cost", "bandwidth", "startup"}
 
 
@@ -102,16 +114,23 @@ class Platform(JsonDocument):
     every derived computation is deterministic.
     """
 
-    __slots__ = ("name", "source", "nodes", "links", "send_overhead", "network", "_cost",
-                 "_out", "_in")
+    __slots__ = ("name", "source", "nodes", "links", "send_overhead", "network", "ports",
+                 "switches", "symmetry", "_cost", "_out", "_in")
 
     def __init__(self, source: str, links: Iterable[Link], nodes: Iterable[str] | None = None,
                  name: str = "", send_overhead: Mapping[str, Fraction] | None = None,
-                 origin: str = "<platform>", network: Network | None = None):
+                 origin: str = "<platform>", network: Network | None = None,
+                 ports: str = ONE_PORT, switches: Iterable[str] = (),
+                 symmetry: Iterable[Mapping[str, str]] | None = None):
         links = tuple(links)
         if nodes is None:
             nodes = _inferred_nodes(source, links)
         object.__setattr__(self, "network", network)  # the physical links (issue 19)
+        # issue 43: the port model, the switches (a frozenset: order never matters) and
+        # the symmetry's generators ({node: image} for the nodes each one moves)
+        object.__setattr__(self, "ports", ports)
+        object.__setattr__(self, "switches", frozenset(_switch_names(switches, origin)))
+        object.__setattr__(self, "symmetry", _generators(symmetry, origin))
         object.__setattr__(self, "name", name)
         object.__setattr__(self, "source", source)
         object.__setattr__(self, "nodes", tuple(nodes))
@@ -130,6 +149,7 @@ class Platform(JsonDocument):
         object.__setattr__(self, "_in", MappingProxyType({v: tuple(ls) for v, ls in inn.items()}))
         if network is not None:
             network.check(self, origin)
+        _check_symmetry(self, origin)
 
     def __setattr__(self, key, value):
         raise AttributeError("Platform is immutable")
@@ -140,7 +160,23 @@ class Platform(JsonDocument):
     # -- queries -----------------------------------------------------------------
     @property
     def destinations(self) -> tuple[str, ...]:
-        return tuple(v for v in self.nodes if v != self.source)
+        """The compute nodes other than the source (every other node without switches)."""
+        return tuple(v for v in self.nodes if v != self.source and v not in self.switches)
+
+    @property
+    def compute_nodes(self) -> tuple[str, ...]:
+        """The nodes that are not switches, in the platform's order (issue 43)."""
+        return tuple(v for v in self.nodes if v not in self.switches)
+
+    @property
+    def multi_port(self) -> bool:
+        return self.ports == MULTI_PORT
+
+    @property
+    def classic(self) -> bool:
+        """True for the model of 002 §2: one-port and no switch (every method of
+        :mod:`steady.throughput` but the collective one needs it)."""
+        return self.ports == ONE_PORT and not self.switches
 
     @property
     def arcs(self) -> tuple[tuple[str, str], ...]:
@@ -200,7 +236,9 @@ class Platform(JsonDocument):
         return (self.source == other.source and set(self.nodes) == set(other.nodes)
                 and set(self.links) == set(other.links)
                 and dict(self.send_overhead) == dict(other.send_overhead)
-                and self.network == other.network)
+                and self.network == other.network and self.ports == other.ports
+                and self.switches == other.switches
+                and set(map(_frozen, self.symmetry)) == set(map(_frozen, other.symmetry)))
 
     def __hash__(self):
         return hash((self.source, frozenset(self.links)))
@@ -221,17 +259,25 @@ class Platform(JsonDocument):
             args.append(f"send_overhead={{{overhead}}}")
         if getattr(self, "network", None) is not None:
             args.append(f"network={self.network!r}")
+        if self.ports != ONE_PORT:
+            args.append(f"ports={self.ports!r}")
+        if self.switches:
+            args.append(f"switches={sorted(self.switches)!r}")
+        if self.symmetry:
+            args.append(f"symmetry={[dict(g) for g in self.symmetry]!r}")
         return f"Platform({', '.join(args)})"
 
     # -- derived platforms (all validated again) ---------------------------------
     def replace_links(self, links: Iterable[Link], name: str | None = None) -> "Platform":
-        """The platform with these links; the network keeps the routes of those arcs."""
+        """The platform with these links; the network keeps the routes of those arcs,
+        the port model and the switches are kept, the symmetry is dropped (other links
+        need not keep it)."""
         links = tuple(links)
         network = (None if self.network is None
                    else self.network.restricted(l.arc for l in links))
         return Platform(self.source, links, self.nodes,
                         self.name if name is None else name, self.send_overhead,
-                        network=network)
+                        network=network, ports=self.ports, switches=self.switches)
 
     def scale_costs(self, factor) -> "Platform":
         """Every cost multiplied by ``factor`` (> 0; any exact number, a float by its
@@ -240,7 +286,8 @@ class Platform(JsonDocument):
         return Platform(self.source, (Link(l.tail, l.head, l.cost * factor, l.startup)
                                       for l in self.links), self.nodes, self.name,
                         self.send_overhead, network=None if self.network is None
-                        else self.network.scaled(factor))
+                        else self.network.scaled(factor), ports=self.ports,
+                        switches=self.switches, symmetry=self.symmetry)
 
     def relabel(self, mapping: Mapping[str, str]) -> "Platform":
         """The same platform with nodes renamed by ``mapping`` (a bijection)."""
@@ -249,7 +296,23 @@ class Platform(JsonDocument):
                         (Link(m(l.tail), m(l.head), l.cost, l.startup) for l in self.links),
                         [m(v) for v in self.nodes], self.name,
                         {m(v): o for v, o in self.send_overhead.items()},
-                        network=None if self.network is None else self.network.relabel(mapping))
+                        network=None if self.network is None else self.network.relabel(mapping),
+                        ports=self.ports, switches=[m(v) for v in self.switches],
+                        symmetry=[{m(a): m(b) for a, b in g.items()} for g in self.symmetry])
+
+    def reversed(self, source: str | None = None) -> "Platform":
+        """Every link turned around (same cost and start-up), the switches, port model
+        and symmetry kept (an automorphism of G is one of its reversal), the source
+        ``source`` (default: the same).  Reduce-scatter on G is allgather on this
+        platform (proofs/collectives.md).  Refused with a network section (routes
+        would have to be turned around too)."""
+        if self.network is not None:
+            raise InputError("<platform>", "network", "a platform with a network section "
+                             "cannot be reversed")
+        return Platform(self.source if source is None else source,
+                        (Link(l.head, l.tail, l.cost, l.startup) for l in self.links),
+                        self.nodes, self.name, self.send_overhead, ports=self.ports,
+                        switches=self.switches, symmetry=self.symmetry)
 
     def subplatform(self, keep) -> "Platform":
         """The platform restricted to the links for which ``keep(link)`` is true."""
@@ -274,6 +337,12 @@ class Platform(JsonDocument):
             doc["send_overhead"] = {v: format_exact(o) for v, o in self.send_overhead.items()}
         if self.network is not None:
             doc["network"] = self.network.to_dict()
+        if self.ports != ONE_PORT:
+            doc["ports"] = self.ports
+        if self.switches:
+            doc["switches"] = [v for v in self.nodes if v in self.switches]
+        if self.symmetry:
+            doc["symmetry"] = [dict(g) for g in self.symmetry]
         return doc
 
     @staticmethod
@@ -281,11 +350,18 @@ class Platform(JsonDocument):
         return _from_document(doc, origin)
 
     @classmethod
-    def from_networkx(cls, graph, source, name: str = "") -> "Platform":
-        """From a networkx DiGraph whose edges carry ``cost`` or ``bandwidth`` -- or,
-        when they carry neither, networkx's usual ``weight``, read as the cost -- and
-        optionally ``startup``; node attribute ``send_overhead`` is optional.  Node
-        names become ``str(node)``; numbers are read as in the file format."""
+    def from_networkx(cls, graph, source, name: str = "", ports: str | None = None,
+                      switches=None, compute_nodes=None) -> "Platform":
+        """From a networkx DiGraph whose edges carry ``cost``, ``bandwidth`` or
+        ``capacity`` (a bandwidth, ForestColl's name) -- or, when they carry none of
+        them, networkx's usual ``weight``, read as the cost -- and optionally
+        ``startup``; node attribute ``send_overhead`` is optional.  Node names become
+        ``str(node)``; numbers are read as in the file format.
+
+        Switches (issue 43): the nodes whose attribute ``switch`` is true, or those
+        listed in ``switches``, or every node not in ``compute_nodes`` (ForestColl's
+        way: its generators return the graph and the list of GPUs).  ``ports``
+        (default ``graph.graph["ports"]``, else one-port) is the port model."""
         origin = "<networkx>"
         if not graph.is_directed():
             raise InputError(origin, "graph", "must be a directed graph (nx.DiGraph; "
@@ -294,10 +370,15 @@ class Platform(JsonDocument):
         for i, (u, v, data) in enumerate(graph.edges(data=True)):
             entry = {"from": str(u), "to": str(v)}
             entry.update({k: data[k] for k in ("cost", "bandwidth", "startup") if k in data})
+            if "capacity" in data:
+                if "cost" in entry or "bandwidth" in entry:
+                    raise InputError(origin, f"links[{i}] ({u}->{v})", "give one of "
+                                     "'cost', 'bandwidth' or 'capacity' (several given)")
+                entry["bandwidth"] = data["capacity"]
             if "cost" not in entry and "bandwidth" not in entry:
                 if "weight" not in data:
                     raise InputError(origin, f"links[{i}] ({u}->{v})", "give one of "
-                                     "'cost', 'bandwidth' or 'weight' (neither given)")
+                                     "'cost', 'bandwidth', 'capacity' or 'weight' (neither given)")
                 entry["cost"] = data["weight"]
             links.append(entry)
         doc = {"format": FORMAT, "version": VERSION, "source": str(source),
@@ -306,6 +387,12 @@ class Platform(JsonDocument):
                     if "send_overhead" in d}
         if overhead:
             doc["send_overhead"] = overhead
+        marked = networkx_switches(graph, switches, compute_nodes)
+        if marked:
+            doc["switches"] = marked
+        ports = graph.graph.get("ports") if ports is None else ports
+        if ports is not None:
+            doc["ports"] = ports
         if name:
             doc["name"] = name
         return _from_document(doc, origin)
@@ -317,12 +404,26 @@ class Platform(JsonDocument):
         graph.add_nodes_from(self.nodes)
         for v, overhead in self.send_overhead.items():
             graph.nodes[v]["send_overhead"] = overhead
+        for v in self.switches:
+            graph.nodes[v]["switch"] = True
+        if self.ports != ONE_PORT:
+            graph.graph["ports"] = self.ports
         for l in self.links:
             graph.add_edge(l.tail, l.head, cost=l.cost, startup=l.startup)
         return graph
 
 
 # -- parsing and validation -------------------------------------------------------
+
+def networkx_switches(graph, switches=None, compute_nodes=None) -> list[str]:
+    """The switch names of a networkx graph (see :meth:`Platform.from_networkx`)."""
+    if switches is not None:
+        return [str(v) for v in switches]
+    if compute_nodes is not None:
+        compute = {str(v) for v in compute_nodes}
+        return [str(v) for v in graph.nodes if str(v) not in compute]
+    return [str(v) for v, d in graph.nodes(data=True) if d.get("switch")]
+
 
 def _name(value, origin: str, element: str) -> str:
     if not isinstance(value, str) or not value:
@@ -363,7 +464,16 @@ def _from_document(doc, origin: str) -> Platform:
         for v, o in doc["send_overhead"].items():
             overhead[v] = document_number(o, origin, f"send_overhead[{v!r}]", positive=False)
     network = Network.from_dict(doc["network"], origin) if "network" in doc else None
-    return Platform(source, links, nodes, name, overhead, origin=origin, network=network)
+    ports = doc.get("ports", ONE_PORT)
+    switches = doc.get("switches", [])
+    if not isinstance(switches, list):
+        raise InputError(origin, "switches", "must be a list of node names")
+    symmetry = doc.get("symmetry")
+    if symmetry is not None and not isinstance(symmetry, list):
+        raise InputError(origin, "symmetry", "must be a list of permutations "
+                         "({node: image} objects)")
+    return Platform(source, links, nodes, name, overhead, origin=origin, network=network,
+                    ports=ports, switches=switches, symmetry=symmetry)
 
 
 def _link(entry, origin: str, i: int) -> Link:
@@ -421,6 +531,10 @@ def _validate(p: Platform, origin: str) -> None:
     for v in p.send_overhead:
         if v not in nodes:
             raise InputError(origin, f"send_overhead[{v!r}]", "unknown node")
+        if v in p.switches:
+            raise InputError(origin, f"send_overhead[{v!r}]", "a switch sends nothing of "
+                             "its own (no send overhead)")
+    _check_fabric(p, nodes, origin)
     if len(p.nodes) < 2:
         raise InputError(origin, "nodes", "no destination: a broadcast needs a node besides "
                          "the source")
@@ -438,6 +552,109 @@ def _validate(p: Platform, origin: str) -> None:
     if unreachable:
         raise InputError(origin, "nodes", "unreachable from the source "
                          f"{p.source!r}: " + ", ".join(unreachable))
+
+
+def _switch_names(switches, origin: str) -> list[str]:
+    """The switch names as given (order kept for the messages), without duplicates."""
+    if isinstance(switches, (str, bytes)) or not isinstance(switches, Iterable):
+        raise InputError(origin, "switches", "must be a list of node names")
+    names, seen = [], set()
+    for i, v in enumerate(switches):
+        v = _name(v, origin, f"switches[{i}]")
+        if v in seen:
+            raise InputError(origin, f"switches[{i}]", f"duplicate switch {v!r}")
+        seen.add(v)
+        names.append(v)
+    return names
+
+
+def _check_fabric(p: Platform, nodes: set, origin: str) -> None:
+    """The port model and the switches (issue 43): a switch is a known node with links
+    in and out, never the source; some compute node besides the source."""
+    if p.ports not in PORT_MODELS:
+        raise InputError(origin, "ports", f"must be 'one-port' or 'multi-port', got "
+                         f"{echo(p.ports)}")
+    if not p.switches:
+        return
+    listed = [v for v in p.nodes if v in p.switches]
+    unknown = sorted(p.switches - nodes)
+    if unknown:
+        raise InputError(origin, "switches", f"unknown node {unknown[0]!r} (not in 'nodes')")
+    if p.source in p.switches:
+        raise InputError(origin, "source", f"{p.source!r} is a switch: a switch forwards "
+                         "but has no data of its own (the source is a compute node)")
+    tails = {l.tail for l in p.links}
+    heads = {l.head for l in p.links}
+    for v in listed:
+        if v not in tails or v not in heads:
+            side = "no link" if v not in tails and v not in heads else (
+                "no outgoing link" if v not in tails else "no incoming link")
+            raise InputError(origin, f"switches ({v})", f"{side}: a switch forwards what "
+                             "it receives, so it needs links in and out")
+    if len(p.nodes) - len(p.switches) < 2:
+        raise InputError(origin, "switches", "no compute destination: every node but the "
+                         "source is a switch")
+
+
+def _generators(symmetry, origin: str) -> tuple:
+    """The symmetry's generators as read-only {node: image} maps of the nodes each one
+    moves (checked against the platform by :func:`_check_symmetry`)."""
+    if symmetry is None:
+        return ()
+    if isinstance(symmetry, (str, bytes, Mapping)) or not isinstance(symmetry, Iterable):
+        raise InputError(origin, "symmetry", "must be a list of permutations "
+                         "({node: image} objects)")
+    found = []
+    for i, g in enumerate(symmetry):
+        if not isinstance(g, Mapping):
+            raise InputError(origin, f"symmetry[{i}]", "a permutation is an object "
+                             "{node: image}")
+        moved = {}
+        for a, b in g.items():
+            a = _name(a, origin, f"symmetry[{i}]")
+            b = _name(b, origin, f"symmetry[{i}] ({a})")
+            if a != b:
+                moved[a] = b
+        found.append(MappingProxyType(moved))
+    return tuple(found)
+
+
+def _frozen(g) -> frozenset:
+    return frozenset(g.items())
+
+
+def _check_symmetry(p: Platform, origin: str) -> None:
+    """Every generator is an automorphism: a permutation of the nodes that keeps the
+    switches, every link with its cost and start-up, and the send overheads (issue 43;
+    checked link by link, so the group it generates is a group of automorphisms)."""
+    if not p.symmetry:
+        return
+    if p.network is not None:
+        raise InputError(origin, "symmetry", "not supported with a network section")
+    nodes = set(p.nodes)
+    arcs = {l.arc: (l.cost, l.startup) for l in p.links}
+    for i, g in enumerate(p.symmetry):
+        where = f"symmetry[{i}]"
+        for a, b in g.items():
+            for v in (a, b):
+                if v not in nodes:
+                    raise InputError(origin, where, f"unknown node {v!r}")
+        if sorted(g.values()) != sorted(g):
+            raise InputError(origin, where, "not a permutation: the images of the moved "
+                             "nodes are not the moved nodes")
+        for a, b in g.items():
+            if (a in p.switches) != (b in p.switches):
+                raise InputError(origin, where, f"maps {a} to {b}: a switch and a compute "
+                                 "node")
+            if p.send_overhead.get(a) != p.send_overhead.get(b):
+                raise InputError(origin, where, f"maps {a} to {b}, whose send overheads "
+                                 "differ")
+        for (u, v), facts in arcs.items():
+            image = (g.get(u, u), g.get(v, v))
+            if arcs.get(image) != facts:
+                what = "not a link" if image not in arcs else "a link of another cost"
+                raise InputError(origin, where, f"maps the link {u}->{v} to {image[0]}->"
+                                 f"{image[1]}, {what}: not an automorphism")
 
 
 def default_platform() -> Platform:

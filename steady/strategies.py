@@ -50,7 +50,8 @@ from .schedule_file import TIMED, Schedule, TreeEntry
 __all__ = ["exact_costs", "decimal_costs", "platforms", "multiport_platforms", "dags",
            "chains", "complete_platforms", "trees", "TREE_FAMILIES", "spanning_trees",
            "platforms_with_tree", "relabelings", "schedules", "schedule_corruptions",
-           "Corruption", "CORRUPTIONS"]
+           "Corruption", "CORRUPTIONS", "switched_platforms", "symmetric_fabrics",
+           "collectives", "COLLECTIVE_KINDS"]
 
 SearchStrategy = st.SearchStrategy
 
@@ -447,6 +448,141 @@ def multiport_platforms(*args, **kwargs) -> SearchStrategy:
                 for u in p.nodes if p.out_links(u)}
         return Platform(p.source, p.links, p.nodes, send_overhead=send,
                         origin="<strategies.multiport_platforms>")
+
+    return build()
+
+
+# -- fabrics and collectives (issue 43) ----------------------------------------------------
+
+#: The collectives of :func:`steady.throughput.collective_throughput`.
+COLLECTIVE_KINDS = ("broadcast", "allgather", "reduce-scatter", "allreduce")
+_PORT_MODELS = ("one-port", "multi-port")
+
+
+def _ports(name, v, drawn=False):
+    if v is not None and v not in _PORT_MODELS:
+        _fail(name, v, drawn, "must be 'one-port', 'multi-port' or None (drawn)")
+
+
+def switched_platforms(min_compute: int = 2, max_compute: int = 5, max_switches: int = 3,
+                       ports=None, density=0.3, cost=None) -> SearchStrategy:
+    """Platforms with switches (issue 43): compute nodes ``"C0" ..`` (source ``"C0"``),
+    0 to ``max_switches`` switches ``"S0" ..``, ``ports`` ``"one-port"``,
+    ``"multi-port"`` or None (drawn).
+
+    A ring through every node, both ways and in a drawn order, makes every node reach
+    every other (so every collective is defined and every switch has links in and
+    out); every other ordered pair gets an arc with probability ~``density``.  Costs as
+    in :func:`platforms`.  Shrinks towards two compute nodes, no switch, the ring in
+    name order, cost 1.
+
+    Example::
+
+        @given(switched_platforms(ports="multi-port"))
+        def test_allgather(platform):
+            collective_throughput(platform, "allgather")
+    """
+    _define(min_compute=(min_compute, _integer(2)), max_compute=(max_compute, _integer(2)),
+            max_switches=(max_switches, _integer(0)), ports=(ports, _ports),
+            density=(density, _probability))
+    if isinstance(min_compute, int) and isinstance(max_compute, int) \
+            and max_compute < min_compute:
+        raise InvalidArgument(f"max_compute={max_compute} < min_compute={min_compute}")
+    if cost is not None and not isinstance(cost, SearchStrategy):
+        _positive("cost", cost)
+
+    @st.composite
+    def build(draw) -> Platform:
+        lo = _checked(draw, "min_compute", min_compute, _integer(2))
+        hi = _checked(draw, "max_compute", max_compute, _integer(2))
+        if hi < lo:
+            raise InvalidArgument(f"max_compute={hi} < min_compute={lo}")
+        costs = _cost_strategy(cost, True)
+        n = draw(st.integers(lo, hi))
+        k = draw(st.integers(0, _checked(draw, "max_switches", max_switches, _integer(0))))
+        model = _checked(draw, "ports", ports, _ports) or draw(st.sampled_from(_PORT_MODELS))
+        p = parse_exact(_checked(draw, "density", density, _probability))
+        compute = [f"C{i}" for i in range(n)]
+        switches = [f"S{i}" for i in range(k)]
+        order = [compute[0]] + draw(st.permutations(compute[1:] + switches))
+        arcs: dict[tuple[str, str], Fraction] = {}
+        for u, v in zip(order, order[1:] + order[:1]):
+            if u != v:
+                arcs.setdefault((u, v), draw(costs))
+                arcs.setdefault((v, u), draw(costs))
+        digits = _threshold(p) if p > 0 else None
+        for u in compute + switches:
+            for v in compute + switches:
+                if u != v and (u, v) not in arcs and digits is not None \
+                        and _coin(draw, digits):
+                    arcs[(u, v)] = draw(costs)
+        links = [Link(u, v, c) for (u, v), c in arcs.items()]
+        return Platform(compute[0], links, compute + switches, ports=model,
+                        switches=switches, origin="<strategies.switched_platforms>")
+
+    return build()
+
+
+def symmetric_fabrics(max_boxes: int = 3, max_per_box: int = 3, ports=None) -> SearchStrategy:
+    """Switched fabrics with a symmetry (issue 43): 2 to ``max_boxes`` identical boxes
+    ``b{box}.c{i}`` (1 to ``max_per_box`` compute nodes each, a drawn box: a ring both
+    ways, perhaps a box switch ``b{box}.sw`` linked to every node), each compute node
+    linked both ways to one network switch ``net`` at a drawn cost, and the shift of
+    the boxes as the platform's ``symmetry`` (free on the compute nodes)."""
+    _define(max_boxes=(max_boxes, _integer(2)), max_per_box=(max_per_box, _integer(1)),
+            ports=(ports, _ports))
+
+    @st.composite
+    def build(draw) -> Platform:
+        costs = _cost_strategy(None, True)
+        boxes = draw(st.integers(2, _checked(draw, "max_boxes", max_boxes, _integer(2))))
+        m = draw(st.integers(1, _checked(draw, "max_per_box", max_per_box, _integer(1))))
+        model = _checked(draw, "ports", ports, _ports) or draw(st.sampled_from(_PORT_MODELS))
+        ring = [(i, (i + 1) % m, draw(costs), draw(costs)) for i in range(m) if m > 1
+                and (m > 2 or i == 0)]
+        box_switch = [draw(costs) for _ in range(m)] if draw(st.booleans()) else None
+        uplink = [(draw(costs), draw(costs)) for _ in range(m)]
+        links, nodes, switches = [], [], ["net"]
+        for b in range(boxes):
+            c = [f"b{b}.c{i}" for i in range(m)]
+            nodes += c
+            for i, j, there, back in ring:
+                links += [Link(c[i], c[j], there), Link(c[j], c[i], back)]
+            if box_switch is not None:
+                switches.append(f"b{b}.sw")
+                for i, w in enumerate(box_switch):
+                    links += [Link(c[i], f"b{b}.sw", w), Link(f"b{b}.sw", c[i], w)]
+            for i, (up, down) in enumerate(uplink):
+                links += [Link(c[i], "net", up), Link("net", c[i], down)]
+        shift = {}
+        for b in range(boxes):
+            after = (b + 1) % boxes
+            shift.update({f"b{b}.c{i}": f"b{after}.c{i}" for i in range(m)})
+            if box_switch is not None:
+                shift[f"b{b}.sw"] = f"b{after}.sw"
+        return Platform(nodes[0], links, nodes + switches, ports=model, switches=switches,
+                        symmetry=[shift], origin="<strategies.symmetric_fabrics>")
+
+    return build()
+
+
+def collectives(platform, kinds=COLLECTIVE_KINDS) -> SearchStrategy:
+    """(kind, sources, rates) for :func:`steady.throughput.collective_throughput` on
+    ``platform``: a kind from ``kinds``; for a broadcast, a drawn non-empty list of
+    compute nodes as sources (or None: the platform's source) and, sometimes, small
+    integer relative rates."""
+    _no_strategy("platform", platform, "draw it first, e.g. with st.data()")
+    compute = list(platform.compute_nodes)
+
+    @st.composite
+    def build(draw):
+        kind = draw(st.sampled_from(list(kinds)))
+        if kind != "broadcast" or draw(st.booleans()):
+            return kind, None, None
+        sources = draw(st.lists(st.sampled_from(compute), min_size=1, unique=True))
+        rates = draw(st.none() | st.lists(st.integers(1, 3), min_size=len(sources),
+                                          max_size=len(sources)))
+        return kind, sources, rates
 
     return build()
 

@@ -117,7 +117,7 @@ def test_networkx_errors_name_the_element():
         as_platform(nx.Graph([("s", "t")]))
     g = nx.DiGraph([("s", "t")])
     with pytest.raises(InputError, match=r"links\[0\] \(s->t\): give one of 'cost', "
-                                         "'bandwidth' or 'weight'"):
+                                         "'bandwidth', 'capacity' or 'weight'"):
         as_platform(g)
     g["s"]["t"]["weight"] = -1
     with pytest.raises(InputError, match=r"links\[0\] \(s->t\)\.cost: must be > 0"):

@@ -15,7 +15,7 @@ STAGES = [("errors",), ("numbers",), ("fileio",), ("progress",),   # ground
           ("exact",),                          # exact LP, max-flow, arborescences
           ("network",),                        # physical links: section, link rows
           ("platform", "__init__", "inputs"),  # the model, its file format, API inputs
-          ("generators",),                     # platforms made by code
+          ("generators", "topologies"),        # platforms made by code
           ("schedule_file",),                  # the schedule document
           ("throughput",), ("schedule",),      # SSB LP -> Thm 5 trees, Thm 6 matchings
           ("certificate",), ("verify",),       # the independent checkers

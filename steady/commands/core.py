@@ -25,12 +25,16 @@ def _cmd_throughput(args) -> int:
     from ..throughput import dag_throughput, throughput, tree_throughput
 
     platform, origin = load_platform(args.platform)
+    if args.collective or args.sources or args.rates or not platform.classic:
+        return _cmd_collective(args, platform, origin)
+    if args.size is not None:
+        raise InputError("<command line>", "--size", "applies to --collective only")
     if args.tree is not None:
         result = tree_throughput(platform, load_tree(args.tree, platform), str(args.tree))
     elif args.dag:
         result = dag_throughput(platform, origin)
     else:
-        result = throughput(platform, args.method)
+        result = throughput(platform, args.method or "cuts")
     if args.json:
         doc = {"platform": platform.name or origin}
         doc.update(result.to_dict())
@@ -48,6 +52,92 @@ def _cmd_throughput(args) -> int:
                       f"broadcast tree costs >= 1 (min {format_exact(result.certificate.min_tree_cost)})"),
     ])
     return 0
+
+
+def _cmd_collective(args, platform, origin) -> int:
+    """``steady throughput --collective``: the exact optimal rate of a collective
+    (issue 43), its certificate checked independently before anything is printed."""
+    from ..certificate import check_collective
+    from ..throughput import collective_throughput
+
+    kind = args.collective or "broadcast"
+    for flag, given in (("--dag", args.dag), ("--tree", args.tree is not None),
+                        ("--method", args.method is not None)):
+        if given:
+            raise InputError("<command line>", flag, "does not apply to a collective "
+                             "(--collective, --sources, or a multi-port or switched "
+                             "platform)")
+    if (args.sources or args.rates) and kind != "broadcast":
+        raise InputError("<command line>", "--sources", f"{kind}: every compute node is "
+                         "a root (--sources and --rates are for a broadcast)")
+    sources = args.sources.split(",") if args.sources else None
+    rates = args.rates.split(",") if args.rates else None
+    if rates is not None and sources is None:
+        raise InputError("<command line>", "--rates", "give --sources too")
+    result = collective_throughput(platform, kind, sources, rates,
+                                   symmetry=not args.no_symmetry, origin=origin)
+    report = check_collective(platform, result)
+    if not report.ok:  # pragma: no cover - the solver's postconditions hold
+        print(f"steady: {origin}: certificate: {report.problems[0]}", file=sys.stderr)
+        return 1
+    if args.json:
+        doc = {"platform": platform.name or origin}
+        doc.update(result.to_dict())
+        if args.size is not None:
+            doc["size"] = format_exact(args.size)
+            doc["time"] = format_exact(result.time(args.size))
+        print_json(doc)
+        return 0
+    n = len(result.compute)
+    roots = len(result.sources)
+    per_root = {}
+    for tree, _ in result.trees:
+        per_root[tree.root] = per_root.get(tree.root, 0) + 1
+    switches = len(platform.switches)
+    model = (f"{platform.ports}, {n} {plural(n, 'compute node')}"
+             + (f", {switches} {plural(switches, 'switch')}" if switches else ""))
+    rows = [("platform", platform_text(platform, origin)),
+            ("collective", f"{kind} ({model}; {roots} {plural(roots, 'root')})"),
+            ("rate per root", f"{number(result.rate, IN_JSON)} units per time unit"
+             + (" (x·relative rate)" if kind == "broadcast" and roots > 1 else "")),
+            ("algbw", f"{number(result.algorithmic_bandwidth, IN_JSON)} units per time unit"),
+            ("busbw", f"{number(result.bus_bandwidth, IN_JSON)} units per time unit "
+                      f"({_BUS_WORDS[kind]})")]
+    if args.size is not None:
+        rows.append((f"time for {format_exact(args.size)}",
+                     f"{number(result.time(args.size), IN_JSON)} time units "
+                     "(size / algbw: steady state, no start-up)"))
+    rows.append(("trees", f"{len(result.trees)} ({max(per_root.values())} at most per "
+                          f"root); symmetry: {result.stats['symmetry']}"))
+    cut = result.certificate.cut
+    proof = ("yes: prices on the capacity rows summing to the rate, under which the "
+             "trees of every root r cost >= w_r with sum ρ_r·w_r >= 1 (Edmonds' dual per "
+             "root); checked independently")
+    if cut is not None:
+        edge = "leaving" if cut.direction == "out" else "entering"
+        proof += (f"; a cut binds: {len(cut.side)} nodes whose links {edge} them carry "
+                  f"{number(cut.capacity, IN_JSON)} = {number(cut.share, IN_JSON)} x rate")
+    rows.append(("certified", proof))
+    bound = result.stats.get("information_bound")
+    if bound is not None:
+        rows.append(("bound", f"any allreduce: rate per root <= min over cuts S of "
+                              f"min(B+(S), B-(S))/N = {number(Fraction(bound), IN_JSON)}"
+                              + (" (reached)" if cut is not None else "")))
+    bound = result.stats.get("cut_bound")
+    if bound is not None:
+        edge = "B-(S)" if kind == "reduce-scatter" else "B+(S)"
+        rows.append(("cut bound", f"min over cuts S of {edge} / (relative rates of the "
+                                  f"roots in S) = {number(Fraction(bound), IN_JSON)}"
+                                  + (" (reached)" if cut is not None else
+                                     ": not reached (switches that cannot replicate "
+                                     "bind first)")))
+    print_sheet(rows)
+    return 0
+
+
+_BUS_WORDS = {"broadcast": "= algbw", "allgather": "algbw·(N-1)/N, as nccl-tests",
+              "reduce-scatter": "algbw·(N-1)/N, as nccl-tests",
+              "allreduce": "algbw·2(N-1)/N, as nccl-tests"}
 
 
 def _cmd_schedule(args) -> int:
@@ -557,10 +647,22 @@ def add_commands(sub) -> None:
                       help="solve SSBPDAG (002 §4.1); the platform must be a DAG")
     mode.add_argument("--tree", metavar="TREEFILE",
                       help="throughput of this spanning tree (002 §3.1.2)")
-    tp.add_argument("--method", choices=("cuts", "trees", "flow"), default="cuts",
+    tp.add_argument("--method", choices=("cuts", "trees", "flow"), default=None,
                     help="LP formulation for the graph problem: min-cut cutting planes "
                          "(default, fastest), tree column generation, or the paper's "
                          "per-destination flow LP (reference; small platforms)")
+    tp.add_argument("--collective", choices=("broadcast", "allgather", "reduce-scatter",
+                                             "allreduce"),
+                    help="the exact optimal rate of a collective (issue 43; the default "
+                         "on a multi-port or switched platform: broadcast)")
+    tp.add_argument("--sources", metavar="A,B,...",
+                    help="broadcast from these compute nodes (default: the source)")
+    tp.add_argument("--rates", metavar="R1,R2,...",
+                    help="relative rates of --sources (exact numbers > 0; default all 1)")
+    tp.add_argument("--size", metavar="S", type=options.exact(),
+                    help="also the time of a collective of S units of data (S / algbw)")
+    tp.add_argument("--no-symmetry", action="store_true",
+                    help="ignore the platform's symmetry (solve every root)")
     tp.add_argument("--json", action="store_true", help="machine-readable output")
     tp.set_defaults(run=_cmd_throughput)
 

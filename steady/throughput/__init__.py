@@ -16,12 +16,14 @@ from ..exact.lp import CertificationError
 from ..exact.scaling import solve_scaled
 from ..inputs import as_platform, platform_and_tree
 from ..numbers import format_exact, lcm_of_denominators
+from .collective import KINDS as COLLECTIVES, collective_throughput
 from .compact import compact_trees
 from .cuts import solve_cuts
 from .dag import solve_dag
 from .flow import solve_flow
 from .ports import port_loads
-from .result import Certificate, ThroughputResult
+from .result import (Certificate, CollectiveCertificate, CollectiveResult, CutCertificate,
+                     RootedTree, ThroughputResult)
 from .tree import solve_tree, tree_formula
 from .trees import solve_trees
 
@@ -34,6 +36,7 @@ def throughput(platform, method: str = "cuts") -> ThroughputResult:
     (:mod:`steady.inputs`); at most :data:`~steady.exact.limits.MAX_EXACT_NODES` nodes
     (InputError beyond, before any work)."""
     platform = as_platform(platform)
+    _classic(platform)
     _within_size(platform)
     try:
         solver = METHODS[method]
@@ -45,8 +48,21 @@ def throughput(platform, method: str = "cuts") -> ThroughputResult:
 def dag_throughput(platform, origin: str = "<platform>") -> ThroughputResult:
     """Optimal throughput of SSBPDAG(G) (002 §4.1) for a DAG platform."""
     platform = as_platform(platform)
+    _classic(platform, origin)
     _within_size(platform, origin)
     return _normalised(platform, lambda p: solve_dag(p, origin))
+
+
+def _classic(platform, origin: str | None = None) -> None:
+    """SSB(G), SSBPDAG and TP(T) are problems of the one-port model without switches
+    (002 §2); a multi-port or switched platform (issue 43) is refused in one line that
+    names the door that takes it."""
+    if not platform.classic:
+        what = "multi-port" if platform.multi_port else "switched"
+        raise InputError(origin or "<platform>", "ports" if platform.multi_port
+                         else "switches", f"a {what} platform: its optimum is "
+                         "collective_throughput's (steady throughput --collective); the "
+                         "schedules of the one-port model do not apply to it yet")
 
 
 def _within_size(platform, origin: str | None = None) -> None:
@@ -64,6 +80,7 @@ def tree_throughput(platform, parent: dict, origin: str = "<tree>") -> Throughpu
     """TP(T) of the spanning tree given as child -> parent (002 §3.1.2), or as an edge
     list or a networkx tree (:mod:`steady.inputs`)."""
     platform, parent = platform_and_tree(platform, parent, origin)
+    _classic(platform)
     return _normalised(platform, lambda p: solve_tree(p, parent, origin))
 
 
@@ -133,4 +150,5 @@ def _scaled_back(platform, r: ThroughputResult, a: Fraction) -> ThroughputResult
 
 __all__ = ["throughput", "dag_throughput", "tree_throughput", "compact_trees",
            "ThroughputResult", "Certificate", "CertificationError", "tree_formula",
-           "port_loads"]
+           "port_loads", "collective_throughput", "COLLECTIVES", "CollectiveResult",
+           "CollectiveCertificate", "CutCertificate", "RootedTree"]

@@ -20,11 +20,13 @@ receives TP.
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 from fractions import Fraction
 
 from ..exact.arborescence import minimum_arborescence, peeled_trees, shortest_path_tree
-from ..exact.lp import LE, CertificationError, LinearProgram
+from ..exact.lp import EQ, LE, CertificationError, LinearProgram
 from ..network.rows import ROW_PREFIX, arc_link_weights, shared_links, tree_link_usage
+from .fabric import IN, OUT, Fabric, price_scale
 from .ports import cheapest_tree
 from .postcondition import certified_result
 from .spread import SpreadSearch, capacity_rows
@@ -48,37 +50,96 @@ def tree_column(platform, parent: dict, rows: dict) -> dict[int, Fraction]:
 
 
 class TreeMaster:
-    """The restricted master LP over a growing set of trees."""
+    """The restricted master LP over a growing set of rooted trees.
 
-    def __init__(self, platform):
+    ``TreeMaster(platform)`` is SSB(G) of 002 §5.3: spanning arborescences rooted at
+    the source, objective sum λ_T, one row per port (and shared network link).
+
+    Collectives (issue 43; proofs/collectives.md) give ``roots`` ({(node, direction):
+    relative rate ρ_r}, direction ``"out"`` for trees that carry data away from the
+    root, ``"in"`` for reduction trees that bring it to the root) and a
+    :class:`~steady.throughput.fabric.Fabric` (its rows: ports, links, network links).
+    With more than one root the objective is the rate x, and each root has the row
+    ρ_r·x - sum of its trees' rates = 0, whose dual w_r is the cheapest tree cost the
+    certificate needs.  With ``orbits`` (lists of fabric rows that a group G of
+    automorphisms permutes, :mod:`.symmetry`) the LP is the one averaged over G: one
+    row per orbit O, where a tree's coefficient is |G|/|O| times its load summed over
+    O, and only the orbits' representative roots get trees."""
+
+    def __init__(self, platform, roots: dict | None = None, fabric=None, orbits=None,
+                 order: int = 1):
         self.platform = platform
+        self.roots = dict(roots) if roots else {(platform.source, OUT): Fraction(1)}
+        self.fabric = fabric if fabric is not None else Fabric(platform, self.roots)
         self.lp = LinearProgram("ssb-trees")
-        self.rows: dict[tuple[str, str], int] = {}
+        self.rows: dict[tuple, int] = {}
         self.words: dict[int, str] = {}
-        for v in platform.nodes:
-            if platform.out_links(v):
-                self._row(("out", v), f"out-port of {v}")
-            if platform.in_links(v) and v != platform.source:
-                self._row(("in", v), f"in-port of {v}")
-        for link in shared_links(platform):  # the link rows of issue 19
-            self._row(("link", link.id), ROW_PREFIX + link.id)
+        rows = self.fabric.rows
+        self.orbits = orbits if orbits is not None else [[i] for i in range(len(rows))]
+        self.order = order
+        self.row_of = [0] * len(rows)
+        self.factor: list[Fraction] = []
+        self._float_factor: list[float] = []
+        for k, members in enumerate(self.orbits):
+            words = rows[members[0]][1]
+            if len(members) > 1:
+                words += f" and its {len(members) - 1} images"
+            i = self.lp.add_row({}, LE, 1, words)
+            self.words[i] = words
+            self.factor.append(Fraction(order, len(members)))
+            self._float_factor.append(order / len(members))
+            for m in members:
+                self.rows[rows[m][0]] = i
+                self.row_of[m] = k
+        self.single = len(self.roots) == 1
+        self.root_row: dict[tuple, int] = {}
+        if not self.single:
+            self.x = self.lp.add_variable("x", objective=1)
+            for r, rho in self.roots.items():
+                self.root_row[r] = self.lp.add_row({self.x: rho}, EQ, 0,
+                                                   f"rate of the trees rooted at {r[0]} ({r[1]})")
         self.trees: list[dict] = []
-        self._known: set[frozenset] = set()
+        self.tree_roots: list[tuple] = []
+        self.tree_hops: list[dict | None] = []
+        self._known: set = set()
 
-    def _row(self, key, words):
-        i = self.lp.add_row({}, LE, 1, words)
-        self.rows[key] = i
-        self.words[i] = words
+    def edges(self, root, parent: dict, hops: dict | None) -> list[tuple]:
+        """(sender, receiver, hops) of a tree: a route per edge, in the data's
+        direction (parent to child out of the root, child to parent into it)."""
+        index = self.fabric.link_index
+        if root[1] == OUT:
+            return [(p, c, hops[c] if hops else (index[(p, c)],)) for c, p in parent.items()]
+        return [(c, p, hops[c] if hops else (index[(c, p)],)) for c, p in parent.items()]
 
-    def add(self, parent: dict) -> bool:
-        key = frozenset(parent.items())
+    def add(self, parent: dict, root: tuple | None = None, hops: dict | None = None) -> bool:
+        """Add the tree child -> parent rooted at ``root`` (default: the only root),
+        whose edge into each child follows ``hops[child]`` (default: the direct link)."""
+        root = root if root is not None else next(iter(self.roots))
+        key = (root, frozenset(parent.items()),
+               frozenset(hops.items()) if hops else None)
         if key in self._known:
             return False
         self._known.add(key)
         self.trees.append(dict(parent))
-        self.lp.add_variable(f"tree{len(self.trees) - 1}", objective=1,
-                             column=tree_column(self.platform, parent, self.rows))
+        self.tree_roots.append(root)
+        self.tree_hops.append(dict(hops) if hops else None)
+        column = self.reduced_column(root, parent, hops)
+        if self.single:
+            objective = 1 / self.roots[root]  # x = (sum of the rates) / ρ
+        else:
+            objective = 0
+            column[self.root_row[root]] = Fraction(-1)
+        self.lp.add_variable(f"tree{len(self.trees) - 1}", objective=objective,
+                             column=column)
         return True
+
+    def reduced_column(self, root, parent: dict, hops: dict | None) -> dict[int, Fraction]:
+        """{master row: coefficient}: the tree's loads summed per orbit, times |G|/|O|."""
+        column: dict[int, Fraction] = {}
+        for row, c in self.fabric.column(self.edges(root, parent, hops)).items():
+            k = self.row_of[row]
+            column[k] = column.get(k, 0) + c * self.factor[k]
+        return column
 
     def prices(self, duals) -> tuple[dict, dict]:
         out = {v: duals[self.rows[("out", v)]] if ("out", v) in self.rows else 0
@@ -90,6 +151,20 @@ class TreeMaster:
     def link_prices(self, duals) -> dict:
         """{link id: dual of its row} (empty without shared network links)."""
         return {key[1]: duals[i] for key, i in self.rows.items() if key[0] == "link"}
+
+    def row_prices(self, duals, floor=None) -> list:
+        """The prices p_j of the fabric's rows at which the master prices trees: the
+        orbit's dual times |G|/|O| (``floor``: a float search clamps at 0)."""
+        if floor is not None:  # a float search
+            factor = self._float_factor
+            return [max(floor, duals[k]) * factor[k] for k in self.row_of]
+        return [duals[k] * self.factor[k] for k in self.row_of]
+
+    def root_costs(self, duals) -> dict:
+        """w_r: the cost under the row prices that a root's new tree must beat."""
+        if self.single:
+            return {r: 1 / rho for r, rho in self.roots.items()}
+        return {r: duals[i] for r, i in self.root_row.items()}
 
 
 def _center(platform) -> tuple[tuple[dict, dict], dict, dict]:
@@ -230,3 +305,202 @@ def _column_generation(platform):
                "exact_seconds": round(exact_seconds, 4),
                "check_seconds": round(check_seconds, 4),
                "seconds": round(time.perf_counter() - start, 4)})
+
+
+# -- collectives (issue 43): the same column generation over several roots ------------
+
+#: A float-priced tree joins the master when it is cheaper than w_r by this share.
+ROOTED_TOLERANCE = 1e-9
+#: Float pricing rounds before the exact end is tried anyway (a work bound; the exact
+#: end decides, and adds the exactly cheapest trees itself when the search stopped early).
+ROOTED_ROUNDS = 500
+
+
+@dataclass
+class RootedSolution:
+    """The exact optimum of the rooted tree LP: ``x`` (each root r sends x·ρ_r), the
+    master (its trees), the exact LP ``solution``, the pricing prices ``prices`` (one
+    per fabric row), ``root_costs`` w_r of the representative roots and, per
+    representative, ``bounds[r] = (cost, family)``: the exact cheapest tree cost under
+    ``prices`` (>= w_r) and Edmonds' dual family proving it (node positions in
+    ``fabric.compute``; :func:`steady.exact.arborescence.minimum_arborescence`)."""
+
+    x: Fraction
+    master: TreeMaster
+    solution: object
+    prices: list
+    root_costs: dict
+    bounds: dict
+    stats: dict
+
+
+class RoutePricing:
+    """Pricing over routes (ours, issue 43): the cheapest route between every pair of
+    compute nodes (:meth:`Fabric.routes`), then per root a minimum-cost arborescence
+    over them (out of the root for ``"out"`` trees, into it for ``"in"`` trees)."""
+
+    def __init__(self, fabric, symmetry=None):
+        self.fabric = fabric
+        self.symmetry = symmetry  # routes searched from one compute node per orbit
+        self.n = len(fabric.compute)
+
+    def closure(self, prices, scale: int = 1):
+        """The routes under ``prices`` and, per direction asked so far, their arcs."""
+        return self.fabric.routes(prices, scale, self.symmetry), {}
+
+    def cheapest(self, closure, root, dual: bool = False):
+        """(cost, parent, hops[, family]) of a cheapest tree rooted at ``root``."""
+        routes, arcs_by_direction = closure
+        if root[1] not in arcs_by_direction:
+            arcs_by_direction[root[1]] = ([(s, t, w) for s, t, w, _ in routes]
+                                          if root[1] == OUT else
+                                          [(t, s, w) for s, t, w, _ in routes])
+        arcs = arcs_by_direction[root[1]]
+        found = minimum_arborescence(self.n, self.fabric.position[root[0]], arcs, dual,
+                                     sorted_heaps=True)
+        if found is None:  # pragma: no cover - reachability is checked by the door
+            raise ValueError(f"no spanning tree rooted at {root[0]}")
+        compute = self.fabric.compute
+        parent, hops = {}, {}
+        for i in found[1]:
+            s, t, _, route = routes[i]
+            child, par = (t, s) if root[1] == OUT else (s, t)
+            parent[compute[child]] = compute[par]
+            hops[compute[child]] = self.fabric.resolve(route, self.symmetry)
+        return (found[0], parent, hops) + ((found[2],) if dual else ())
+
+
+#: Trees added per pricing round at most, the most improving first (partial pricing:
+#: on 32 roots without symmetry, adding every root's tree grew the master to ~4000
+#: columns whose solves took half the time).
+MOST_COLUMNS = 4
+#: Weight of the best bound's prices in the pricing point (Wentges smoothing).
+SMOOTHING = 0.7
+
+
+def _price_roots(master, pricing, reps, point, duals, w) -> tuple[int, float]:
+    """Price every representative root at the orbit-row prices ``point``; add each
+    tree that is cheaper than w_r at the master's ``duals``.  Returns (trees added, the
+    upper bound that ``point`` proves: sum of its prices over sum of ρ_r times the
+    cheapest tree cost, the certificate's weak duality)."""
+    k = len(master.orbits)
+    closure = pricing.closure(master.row_prices(point[:k], floor=0.0))
+    at_duals = master.row_prices(duals[:k], floor=0.0) if point is not duals else None
+    weighted, found = 0.0, []
+    for r in reps:
+        cost, parent, hops = pricing.cheapest(closure, r)
+        weighted += float(master.roots[r]) * cost
+        if at_duals is not None:
+            cost = master.fabric.float_price(master.edges(r, parent, hops), at_duals)
+        if cost < w[r] - ROOTED_TOLERANCE * (1 + abs(w[r])):
+            found.append(((cost - w[r]) / (1 + abs(w[r])), r, parent, hops))
+    added = 0
+    for _, r, parent, hops in sorted(found, key=lambda f: f[0])[:MOST_COLUMNS]:
+        added += master.add(parent, r, hops)
+    if len(reps) < MOST_COLUMNS and found:  # few roots: more trees per round
+        added += _alternatives(master, pricing, reps, point, duals, w, found)
+    bound = sum(point[:k]) / weighted if weighted > 0 else float("inf")
+    return added, bound
+
+
+def _alternatives(master, pricing, reps, point, duals, w, found) -> int:
+    """With fewer roots than MOST_COLUMNS, look for other improving trees: price again
+    with the rows the found trees load made dearer (by their mean price)."""
+    k = len(master.orbits)
+    prices = master.row_prices(point[:k], floor=0.0)
+    positive = [p for p in prices if p > 0]
+    if not positive:
+        return 0
+    bump = sum(positive) / len(positive)
+    at_duals = master.row_prices(duals[:k], floor=0.0)
+    added = 0
+    for _ in range(MOST_COLUMNS - len(reps)):
+        for _, r, parent, hops in found:
+            for row in master.fabric.column(master.edges(r, parent, hops)):
+                prices[row] += bump
+        closure = pricing.closure(prices)
+        new = []
+        for r in reps:
+            _, parent, hops = pricing.cheapest(closure, r)
+            cost = master.fabric.float_price(master.edges(r, parent, hops), at_duals)
+            if cost < w[r] - ROOTED_TOLERANCE * (1 + abs(w[r])) and master.add(parent, r, hops):
+                added += 1
+                new.append((0, r, parent, hops))
+        if not new:
+            break
+        found = new
+    return added
+
+
+def solve_rooted(platform, roots: dict, symmetry=None) -> RootedSolution:
+    """The exact optimum of the collective tree LP (issue 43; proofs/collectives.md):
+    column generation as for SSB(G) above, over the trees of every root (of one root
+    per orbit with ``symmetry``, a :class:`~steady.throughput.symmetry.RootSymmetry`),
+    priced by :class:`RoutePricing`; floats search, the end is exact (the master
+    re-solved in rationals, every root priced again exactly, in integers)."""
+    start = time.perf_counter()
+    fabric = Fabric(platform, roots)
+    orbits = symmetry.row_orbits(fabric) if symmetry is not None else None
+    if orbits is None:
+        symmetry = None
+    reps = symmetry.reps if symmetry is not None else list(roots)
+    master = TreeMaster(platform, {r: Fraction(roots[r]) for r in reps}, fabric, orbits,
+                        symmetry.order if symmetry is not None else 1)
+    pricing = RoutePricing(fabric, symmetry if symmetry is not None
+                           and symmetry.acts_on_compute else None)
+    seed = pricing.closure([1.0] * len(fabric.rows))  # uniform prices spread the seeds
+    for r in reps:
+        _, parent, hops = pricing.cheapest(seed, r)
+        master.add(parent, r, hops)
+    rounds = exact_rounds = 0
+    seconds = {"float_pricing": 0.0, "exact_lp": 0.0, "exact_pricing": 0.0}
+    center, best = None, float("inf")
+    while True:
+        while rounds < ROOTED_ROUNDS:  # float column generation
+            _, duals = master.lp.solve_float()
+            rounds += 1
+            mark = time.perf_counter()
+            k = len(master.orbits)
+            duals = [max(0.0, d) for d in duals[:k]] + list(duals[k:])
+            w = master.root_costs(duals)
+            added = 0
+            if center is not None:  # Wentges smoothing: price between the best bound's
+                point = [SMOOTHING * c + (1 - SMOOTHING) * y  # prices and the duals
+                         for c, y in zip(center, duals)]
+                added, bound = _price_roots(master, pricing, reps, point, duals, w)
+                if bound < best:
+                    center, best = point, bound
+            if not added:
+                added, bound = _price_roots(master, pricing, reps, duals, duals, w)
+                if bound < best:
+                    center, best = duals[:k], bound
+            seconds["float_pricing"] += time.perf_counter() - mark
+            if not added:
+                break
+        exact_rounds += 1
+        mark = time.perf_counter()
+        solution = master.lp.solve_exact()
+        seconds["exact_lp"] += time.perf_counter() - mark
+        mark = time.perf_counter()
+        prices = master.row_prices(solution.duals)
+        w = master.root_costs(solution.duals)
+        scale = price_scale(fabric, prices)
+        closure = pricing.closure(prices, scale)
+        bounds, improved = {}, False
+        for r in reps:
+            cost, parent, hops, family = pricing.cheapest(closure, r, dual=True)
+            cost = Fraction(cost, scale)
+            if cost < w[r]:
+                improved |= master.add(parent, r, hops)
+            bounds[r] = (cost, [(m, Fraction(z, scale)) for m, z in family])
+        seconds["exact_pricing"] += time.perf_counter() - mark
+        if not improved:
+            break
+    x = solution.value
+    stats = {"pricing_rounds": rounds, "exact_rounds": exact_rounds,
+             "columns": len(master.trees), "master_rows": len(master.lp.rows),
+             "fabric_rows": len(fabric.rows), "representative_roots": len(reps),
+             "float_lp_seconds": round(master.lp.float_seconds, 4),
+             **{f"{k}_seconds": round(v, 4) for k, v in seconds.items()},
+             "seconds": round(time.perf_counter() - start, 4)}
+    return RootedSolution(x, master, solution, prices, w, bounds, stats)
