@@ -94,14 +94,26 @@ def best_packing(platform, trees, optimum: Fraction, most: int, dinkelbach: bool
 
 
 def rounded_trees(platform, trees, optimum: Fraction, messages: int,
-                  residual: bool = True) -> list[tuple[dict, int]]:
+                  residual: bool = True, capacity=None) -> list[tuple[dict, int]]:
     """Trees with positive integer weights summing to at most ``messages`` whose link
-    usage fits the rounded counts (step 2 of the module docstring); without
-    ``residual``, the optimum's trees only (no packing of the remaining capacities)."""
-    capacity = rounded_counts(link_rates(trees), optimum, messages)
+    usage fits ``capacity`` (default: the rounded counts; step 2 of the module
+    docstring); without ``residual``, the optimum's trees only (no packing of the
+    remaining capacities)."""
+    if capacity is None:
+        capacity = rounded_counts(link_rates(trees), optimum, messages)
     shares = [(parent, rate * messages / optimum) for parent, rate in trees]
     weights = [math.floor(share) for _, share in shares]
     used = usage([(parent, w) for (parent, _), w in zip(shares, weights)])
+    for arc in sorted(a for a in used if used[a] > capacity.get(a, 0)):
+        # given counts below the floors: the trees through the arc give back messages,
+        # the heaviest first
+        while used[arc] > capacity.get(arc, 0):
+            l = max((l for l, (parent, _) in enumerate(shares)
+                     if weights[l] and parent.get(arc[1]) == arc[0]),
+                    key=lambda l: (weights[l], -l))
+            weights[l] -= 1
+            for child, par in shares[l][0].items():
+                used[(par, child)] -= 1
     missing = messages - sum(weights)
     by_remainder = sorted(range(len(shares)), key=lambda l: shares[l][1] - weights[l],
                           reverse=True)
@@ -109,7 +121,7 @@ def rounded_trees(platform, trees, optimum: Fraction, messages: int,
         if missing == 0:
             break
         arcs = [(p, c) for c, p in shares[l][0].items()]
-        if all(used.get(a, 0) < capacity[a] for a in arcs):
+        if all(used.get(a, 0) < capacity.get(a, 0) for a in arcs):
             weights[l] += 1
             missing -= 1
             for a in arcs:

@@ -36,7 +36,8 @@ class Effort:
     #: The same for counts tight on many ports (searched over the cuts), where later
     #: rounds close the gaps the first leave.
     tight_rounds: int
-    #: Priority rules that get rounds after the first (the best of the first round).
+    #: Priority rules tried (their first round), and those that get more rounds.
+    rules: int
     round_rules: int
     #: Placements of one list-schedule run before a placement carries several messages.
     run_placements: int
@@ -75,17 +76,17 @@ class Effort:
         return replace(self, **changes)
 
 
-FAST = Effort("fast", families=1, list_rounds=2, tight_rounds=8, round_rules=1, run_placements=200_000,
+FAST = Effort("fast", families=1, list_rounds=2, tight_rounds=8, rules=2, round_rules=1, run_placements=200_000,
               all_placements=400_000, dinkelbach=False, count_kicks=0, cut_counts=False, order_search=0.0,
               swap_moves=10_000, regrow_both=False,
               ladder=(2, 5, 10, 20, 40), regrown=1, patience=2, list_run=False,
               routed=1, period_rule=False)
-DEFAULT = Effort("default", families=1, list_rounds=8, tight_rounds=40, round_rules=2, run_placements=400_000,
+DEFAULT = Effort("default", families=1, list_rounds=4, tight_rounds=40, rules=2, round_rules=1, run_placements=400_000,
                  all_placements=800_000, dinkelbach=True, count_kicks=20, cut_counts=False, order_search=0.0,
                  swap_moves=30_000, regrow_both=False,
                  ladder=(1, 2, 4, 8, 12, 16, 24, 32, 48, 64, 100, 200, 500, 1000),
                  regrown=3, patience=3, list_run=False, routed=4, period_rule=False)
-THOROUGH = Effort("thorough", families=2, list_rounds=40, tight_rounds=200, round_rules=8, run_placements=400_000,
+THOROUGH = Effort("thorough", families=2, list_rounds=40, tight_rounds=200, rules=8, round_rules=8, run_placements=400_000,
                   all_placements=1_200_000, dinkelbach=True, count_kicks=100, cut_counts=True, order_search=2.0,
                   swap_moves=300_000, regrow_both=True,
                   ladder=(1, 2, 3, 5, 8, 10, 12, 15, 20, 24, 30, 40, 50, 70, 100, 200,

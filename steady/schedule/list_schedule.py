@@ -128,11 +128,12 @@ def runs_plan(sends: int, effort) -> tuple[int, int, int]:
     """(priority rules, rounds per rule, messages per placement) for ``sends`` message
     transmissions per period: single messages up to ``effort.run_placements`` per run,
     chunks beyond; up to ``effort.list_rounds`` rounds per rule while a rule's rounds
-    fit in a third of ``effort.all_placements``; as many rules as the whole budget
-    allows (at least one)."""
+    fit in a third of ``effort.all_placements``; ``effort.rules`` rules at most, as many
+    as the whole budget allows (at least one)."""
     chunk = -(-sends // effort.run_placements)
     placements = -(-sends // chunk)
-    rules = max(1, min(2 * len(PRIORITIES), effort.all_placements // placements))
+    rules = max(1, min(2 * len(PRIORITIES), effort.rules,
+                       effort.all_placements // placements))
     rounds = max(1, min(effort.list_rounds, effort.all_placements // 3 // max(1, sends)))
     return rules, rounds, chunk
 
@@ -165,18 +166,32 @@ def greedy_runs(used: dict[Arc, int], cost: dict[Arc, int], key=busier_port, boo
     for arc, shares in parts.items():
         for lid, share in shares:
             work_link[lid] = work_link.get(lid, 0) + used[arc] * cost[arc] * share
+    on_link: dict[str, list] = {}
+    for arc, shares in parts.items():
+        for lid, _ in shares:
+            on_link.setdefault(lid, []).append(arc)
     idle_out, idle_in = set(work_out), set(work_in)
     runs: dict[Arc, list] = {arc: [] for arc in used}
     pending = sum(left.values())
+    freed_out, freed_in, freed_links = set(work_out), set(), set()
     while pending:
         t, ended = clock.advance()
         for u, v, _ in ended:
             idle_out.add(u)
             idle_in.add(v)
-        if len(idle_out) <= len(idle_in):
-            pairs = (arc for u in idle_out for arc in live_out[u] if arc[1] in idle_in)
-        else:
-            pairs = (arc for v in idle_in for arc in live_in[v] if arc[0] in idle_out)
+            freed_out.add(u)
+            freed_in.add(v)
+            for lid, _ in parts.get((u, v), ()):
+                freed_links.add(lid)
+        # Only a pair with a port (or a shared link) freed now can have become free to
+        # send: every other pair free at the last event was placed there, or lost a
+        # port to a pair placed before it (which is still busy).
+        pairs = {arc for u in freed_out for arc in live_out.get(u, ()) if arc[1] in idle_in}
+        pairs.update(arc for v in freed_in for arc in live_in.get(v, ())
+                     if arc[0] in idle_out)
+        pairs.update(arc for lid in freed_links for arc in on_link[lid]
+                     if left[arc] and arc[0] in idle_out and arc[1] in idle_in)
+        freed_out, freed_in, freed_links = set(), set(), set()
         candidates = []
         for arc in pairs:
             u, v = arc

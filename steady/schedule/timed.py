@@ -35,7 +35,8 @@ from ..schedule_file import PriceCertificate, timed
 from ..throughput import compact_trees, throughput as optimal_throughput
 from .branchings import root_connectivity, weighted_branchings
 from .count_search import searched_counts
-from .counts import best_packing, link_rates, merged, rounded_counts, rounded_trees
+from .counts import best_packing, link_rates, merged, rounded_counts, rounded_trees, usage
+from .packing import exact_ratio
 from .cut_counts import CutPool, cut_counts
 from .effort import DEFAULT, effort as effort_of
 from .list_schedule import list_schedule
@@ -165,19 +166,30 @@ def _timed_from(platform, result, trees, max_messages: int, effort):
         return exact, exact.messages, "exact optimum (002 §5.4.2), timed"
     messages, weights = best_packing(platform, trees, optimum, max_messages,
                                      effort.dinkelbach)
-    table = list_schedule(platform, weights, effort)
-    counts = "rounded counts"
+    # each construction's ratio bound N / (TP*·largest load); timetables are built
+    # best bound first, and a construction whose bound cannot beat the timetable in
+    # hand is not built (packing and timing are the costly part)
+    options = [(Fraction(messages) / (optimum * _load(platform, weights)), messages,
+                "rounded counts",
+                lambda: list_schedule(platform, weights, effort))]
+    if (not has_link_rows(platform) and effort.count_kicks is not None
+            and 2 <= max_messages <= COUNT_MESSAGES and options[0][0] < 1):
+        load, counts = _searched_counts(platform, trees, optimum, max_messages, effort)
+        options.append((Fraction(max_messages) / (optimum * load), max_messages,
+                        "counts searched over the cuts",
+                        lambda: _from_counts(platform, trees, optimum, counts,
+                                             max_messages, effort)))
+    options.sort(key=lambda o: -o[0])
+    table = None
+    for bound, n, words, build in options:
+        if table is not None and _ratio(table, optimum) >= bound:
+            break
+        other = build()
+        if table is None or _faster(other, table):
+            table, messages, counts_words = other, n, words
     if has_link_rows(platform):
         table = _best_on_links(platform, trees, optimum, messages, table, effort)
-    elif (effort.count_kicks is not None and 2 <= max_messages <= COUNT_MESSAGES
-          and _ratio(table, optimum) < 1):   # else: nothing can be faster
-        found = _searched_counts(platform, trees, optimum, max_messages, effort)
-        # packing those counts and timing them is the costly part: only when their
-        # bound beats the timetable in hand
-        if max_messages * table.period > table.messages * found[0] * table.unit:
-            other = _from_counts(platform, found[1], max_messages, effort)
-            if _faster(other, table):
-                table, messages, counts = other, max_messages, "counts searched over the cuts"
+    counts = counts_words
     how = "list schedule"
     better = searched(table, effort)
     if isinstance(better, Timetable):
@@ -185,9 +197,13 @@ def _timed_from(platform, result, trees, max_messages: int, effort):
     return table, messages, f"{counts}, tree packing, {how}"
 
 
-#: Periods of at most this many messages get counts searched over the cuts (a period
-#: of M messages packs M arborescences: the packing grows with M).
-COUNT_MESSAGES = 200
+#: Periods of at most this many messages get counts searched over the cuts.
+COUNT_MESSAGES = 10_000
+
+
+def _load(platform, weights) -> Fraction:
+    """The largest load of integer trees (what their timetable cannot beat)."""
+    return max(loads_of(platform, usage(weights)).values())
 
 
 def ratio_hint(platform, result, messages: int, effort) -> Fraction:
@@ -217,11 +233,23 @@ def _searched_counts(platform, trees, optimum, messages: int, effort):
     return best
 
 
-def _from_counts(platform, counts, messages: int, effort) -> Timetable:
-    """The timetable of ``messages`` spanning arborescences (002 Thm 5) packed into
-    ``counts``, list scheduled with the rounds that tight counts need."""
-    weights = merged(weighted_branchings(platform, counts, messages))
-    return list_schedule(platform, weights, effort.but(list_rounds=effort.tight_rounds))
+def _from_counts(platform, trees, optimum, counts, messages: int, effort) -> Timetable:
+    """The timetable of ``messages`` spanning arborescences packed into ``counts``: for
+    short periods all of them by 002 Thm 5's weighted branchings; for longer ones (the
+    packing grows with M) the optimum's trees rounded into the counts and the rest
+    packed by Thm 5 into what is left; list scheduled with the rounds that tight counts
+    need."""
+    if messages <= PACKED_MESSAGES:
+        weights = merged(weighted_branchings(platform, counts, messages))
+    else:
+        weights = rounded_trees(platform, trees, optimum, messages, capacity=counts)
+    rounds = effort.tight_rounds if messages <= PACKED_MESSAGES else effort.list_rounds
+    return list_schedule(platform, weights, effort.but(list_rounds=rounds))
+
+
+#: Up to this many messages per period the counts searched over the cuts are packed by
+#: weighted branchings alone (its work grows with M: 15 s at M = 1000 on 65 nodes).
+PACKED_MESSAGES = 200
 
 
 @lru_cache(maxsize=8)
