@@ -22,6 +22,13 @@ class StageBar:
 
     def stage(self, name: str) -> None:
         self._draw(name)
+        self.current = name
+        self.done += 1
+
+    def note(self, detail: str) -> None:
+        """Redraw the current stage with a detail (what it is working on now)."""
+        self.done -= 1
+        self._draw(f"{getattr(self, 'current', '')}: {detail}")
         self.done += 1
 
     def _draw(self, name: str, end: str = "") -> None:

@@ -699,17 +699,18 @@ def _any_v1(draw, platform: Platform, weighted) -> Schedule:
 
 
 def _any_v2(draw, platform: Platform, weighted) -> Schedule:
-    from .schedule.timed import list_schedule
+    from .schedule.effort import FAST
+    from .schedule.list_schedule import list_schedule
     from .schedule_file import timed
 
     if draw(st.booleans()):
         s = timed(_any_v1(draw, platform, weighted))
     else:
-        transfers, period = list_schedule(platform, weighted)
-        messages = sum(w for _, w in weighted)
+        table = list_schedule(platform, weighted, FAST)
+        period, messages = table.period_time, table.messages
         s = Schedule(platform, Fraction(messages) / period, period, messages,
                      tuple(TreeEntry.from_parent(t, w) for t, w in weighted),
-                     transfers=tuple(transfers), version=TIMED)
+                     transfers=tuple(table.transfers()), version=TIMED)
     period = s.period * (4 + draw(st.integers(0, 2))) / 4  # sometimes idle at the end
     return replace(s, period=period, throughput=Fraction(s.messages_per_period) / period)
 

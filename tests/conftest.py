@@ -1,11 +1,36 @@
-"""Test settings.  CI (``.ci/run`` sets STEADY_CI=1) runs the hypothesis properties
-derandomized: the same examples on every run, so that a CI verdict is reproducible;
-local runs keep drawing fresh examples and find what CI does not."""
+"""Test settings.
+
+* Markers: ``slow`` (a whole pipeline or a long search: more than a few seconds) and
+  ``timing`` (a wall-clock measurement, compared with its own baseline measured in the
+  same run).  ``python -m pytest`` skips both; ``.ci/run`` sets STEADY_CI=1, which runs
+  them (``--all`` does too).
+* Hypothesis: no deadline and no too-slow health check (a loaded machine must not turn a
+  slow example into a failure); CI runs the properties derandomized: the same examples
+  on every run, so that a verdict is reproducible; local runs keep drawing fresh
+  examples and find what CI does not.
+"""
 
 import os
 
-from hypothesis import settings
+import pytest
+from hypothesis import HealthCheck, settings
 
-settings.register_profile("ci", derandomize=True)
-if os.environ.get("STEADY_CI"):
-    settings.load_profile("ci")
+_CALM = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                    HealthCheck.data_too_large])
+settings.register_profile("steady", **_CALM)
+settings.register_profile("ci", derandomize=True, **_CALM)
+settings.load_profile("ci" if os.environ.get("STEADY_CI") else "steady")
+
+
+def pytest_addoption(parser):
+    parser.addoption("--all", action="store_true",
+                     help="also run the tests marked slow and timing (as .ci/run does)")
+
+
+def pytest_collection_modifyitems(config, items):
+    if os.environ.get("STEADY_CI") or config.getoption("--all"):
+        return
+    skip = pytest.mark.skip(reason="slow or timing: run with --all (CI runs them)")
+    for item in items:
+        if "slow" in item.keywords or "timing" in item.keywords:
+            item.add_marker(skip)

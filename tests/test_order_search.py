@@ -1,16 +1,16 @@
-"""steady.schedule.order_search: a timetable's port orders searched by CP-SAT
-(proofs/timed-schedule.md, "Port orders searched")."""
+"""steady.schedule.order_search: a timetable's port orders searched by CP-SAT, an
+improver (a timetable in, a better one or a reason out; proofs/timed-schedule.md, "Port
+orders searched")."""
 
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
-from helpers import late_schedule
+from helpers import late_timetable
 
-from steady.generators import random_platform
-from steady.schedule.branchings import weighted_branchings
-from steady.schedule.counts import cut_counts
-from steady.schedule.order_search import GRID, _messages_in_order, _placed, searched_runs
-from steady.schedule.timed import (PRIORITIES, _greedy_runs, _merged, _port_ends,
-                                   searched_again, timetable)
+from steady.schedule.effort import DEFAULT, THOROUGH
+from steady.schedule.list_schedule import PRIORITIES, _port_ends, greedy_runs
+from steady.schedule.order_search import GRID, _messages_in_order, _placed, searched, \
+    searched_runs
+from steady.schedule.timetable import Timetable
 from steady.verify import verify
 
 # 6 derangements of 7 nodes, unit costs: every port sends and receives 6 messages, so
@@ -50,7 +50,7 @@ def greedy_best(used, cost, lower, rounds=40):
     for key, stick in PRIORITIES:
         boost = {}
         for _ in range(rounds):
-            runs = _greedy_runs(used, cost, key, boost, stick)
+            runs = greedy_runs(used, cost, key, boost, stick)
             ends = _port_ends(runs, cost)
             if best is None or max(ends.values()) < best[0]:
                 best = (max(ends.values()), runs)
@@ -66,7 +66,7 @@ def test_the_search_reaches_the_largest_port_load_where_the_greedy_does_not():
     assert lower == 6
     makespan, runs = greedy_best(HAND, cost, lower)
     assert makespan == 7   # every round of every rule ends one message late
-    found = searched_runs(HAND, cost, lower, runs)
+    found = searched_runs(HAND, cost, lower, runs, 2.0)
     check_timetable_of(found, HAND, cost)
     assert max(_port_ends(found, cost).values()) == 6
 
@@ -81,13 +81,13 @@ def open_shops(draw):
     return used, cost
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=25)
 @given(open_shops())
 def test_searched_placements_are_timetables_within_the_grid_bound(shop):
     used, cost = shop
     lower = max(loads(used, cost).values())
     makespan, runs = greedy_best(used, cost, lower, rounds=1)
-    found = searched_runs(used, cost, lower, runs)
+    found = searched_runs(used, cost, lower, runs, 2.0)
     assert found is not None
     check_timetable_of(found, used, cost)
     end = max(_port_ends(found, cost).values())
@@ -98,42 +98,28 @@ def test_searched_placements_are_timetables_within_the_grid_bound(shop):
     assert end * GRID <= hint_end * lower
 
 
-@settings(max_examples=6, deadline=None)
-@given(st.integers(1, 10_000), st.integers(2, 6))
-def test_a_searched_timetable_never_ends_later(seed, messages):
-    platform = random_platform(8, 0.3, seed=seed)
-    counts = cut_counts(platform, messages)
-    if counts is None:
-        return
-    trees = _merged(weighted_branchings(platform, counts, messages))
-    plain = timetable(platform, trees, 1)
-    searched = timetable(platform, trees, 1, search=True)
-    assert searched[1] <= plain[1]
-    assert (searched[2] == plain[2]) == (searched[1] == plain[1])
+def test_the_improver_brings_a_late_timetable_down_to_the_largest_port_load():
+    platform, result, late, load = late_timetable(39, 5)
+    assert late.period_time > load   # one greedy run ends 4.8 % late here
+    better = searched(late, THOROUGH.but(order_search=20.0))
+    assert isinstance(better, Timetable)
+    assert better.period_time == load
+    assert better.trees == late.trees and better.counts == late.counts
+    assert verify(platform, better.schedule(result)).ok
+    # at the largest port load there is nothing left to search: a reason, in words
+    assert "largest port load" in searched(better, THOROUGH)
+    # at the default effort the improver does not run, and says so
+    assert searched(late, DEFAULT) == "not at this effort"
 
 
-def test_a_longer_search_brings_a_late_timetable_down_to_the_largest_port_load():
-    platform, result, late, load = late_schedule(39, 5)
-    assert late.period > load   # one greedy round ends 4.8 % late here
-    again = searched_again(platform, late, result)
-    assert again.period == load
-    assert again.trees == late.trees
-    assert verify(platform, again).ok
-    assert again.throughput == 5 / load
-    # at the largest port load there is nothing left to search
-    assert searched_again(platform, again, result) is None
-
-
-@settings(max_examples=5, deadline=None)
+@settings(max_examples=8)
 @given(st.integers(1, 10_000), st.integers(3, 5))
-def test_a_schedule_searched_again_is_shorter_and_valid(seed, messages):
-    built = late_schedule(seed, messages)
-    if built is None:
-        return
+def test_an_improved_timetable_is_shorter_and_valid(seed, messages):
+    built = late_timetable(seed, messages)
+    assume(built is not None)
     platform, result, late, load = built
-    again = searched_again(platform, late, result)
-    if again is None:
-        return
-    assert load <= again.period < late.period
-    assert again.trees == late.trees
-    assert verify(platform, again).ok
+    better = searched(late, THOROUGH)
+    assume(isinstance(better, Timetable))
+    assert load <= better.period_time < late.period_time
+    assert better.trees == late.trees
+    assert verify(platform, better.schedule(result)).ok

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import sys
 from dataclasses import replace
+from fractions import Fraction
 
 from ..errors import InputError
 from ..numbers import format_exact
@@ -171,18 +172,21 @@ def _cmd_show(args) -> int:
 
 def _cmd_simulate(args) -> int:
     """``steady simulate``: a finite horizon (002 §5.5, Lemma 7).  A schedule file runs
-    under its own rule unless --forwarding says otherwise; for a platform, the short
-    timed schedule and forwarding rule that deliver the most by K are picked."""
-    from ..simulate.horizon import certified_optimum, horizon_report
+    under its own rule unless --forwarding says otherwise; for a platform, the plan that
+    delivers the most by K is chosen among the candidates of steady.simulate.choose."""
+    from ..simulate.horizon import certified_optimum
     from ..schedule_file import Schedule
     from ..verify import verify
 
     horizon = options.positive_exact(args.horizon, "--horizon")
-    ladder = _ladder(args.max_messages)
+    most = _most_messages(args.max_messages)
     if args.schedule:
-        if args.max_messages is not None or args.output:
-            raise InputError("<command line>", "--max-messages" if args.max_messages
-                             is not None else "--output", "applies to a platform, not to "
+        from ..simulate.choose import schedule_choice
+        from ..simulate.unroll import MAX_SLOTS, TooManySlots
+
+        if most is not None or args.output:
+            raise InputError("<command line>", "--max-messages" if most is not None
+                             else "--output", "applies to a platform, not to "
                              "--schedule (the file's schedule is simulated as it is)")
         schedule = Schedule.from_file(args.schedule)
         checked = verify(schedule.platform, schedule, optimality=False)
@@ -190,39 +194,45 @@ def _cmd_simulate(args) -> int:
             return 1
         optimum, source = ((checked.bound, "certificate") if checked.bound is not None
                            else certified_optimum(schedule))
-        if args.forwarding == "listed":
-            from ..simulate.engine import TooLarge
-            from ..simulate.listed import listed_horizon, listed_report
-
-            try:
-                run = listed_horizon(schedule, horizon, optimum, args.max_events)
-            except TooLarge as exc:
-                raise InputError("<command line>", "--forwarding listed", str(exc)) \
-                    from None
-            report = listed_report(run, horizon, optimum, source=source)
-        else:
-            from ..simulate.unroll import MAX_SLOTS, TooManySlots
-
-            try:
-                report = horizon_report(schedule, horizon, args.max_events, optimum,
-                                        args.forwarding or "period")
-            except TooManySlots as exc:
-                raise InputError(args.schedule, "--forwarding pipelined",
-                                 f"the lags read every message slot of a period, "
-                                 f"{_magnitude(exc.slots)} here (at most {MAX_SLOTS}): "
-                                 "use --forwarding period or listed") from None
-            report = replace(report, optimum_source=source)
+        try:
+            choice = schedule_choice(schedule, horizon, optimum, args.forwarding or "period")
+        except TooManySlots as exc:
+            raise InputError(args.schedule, "--forwarding pipelined",
+                             f"the lags read every message slot of a period, "
+                             f"{_magnitude(exc.slots)} here (at most {MAX_SLOTS}): "
+                             "use --forwarding period or listed") from None
+        platform, shown = schedule.platform, schedule
     else:
-        schedule, report = _planned_horizon(args, horizon, ladder)
+        platform, choice, source = _planned_horizon(args, horizon, most)
+        shown = None
+    report, plan = _horizon_report(platform, choice, source, args.max_events,
+                                   args.schedule is None)
+    if shown is None:
+        shown = choice.best.table.schedule(choice.result)
+    if args.output:
+        _write_chosen(platform, choice, args.output)
+    if args.plan:
+        if plan is None:
+            raise InputError("<command line>", "--plan", f"the plan needs "
+                             f"{report.transfers} message transfers, more than "
+                             f"--max-events {args.max_events}: raise it")
+        write_output(args.plan, plan.to_json())
     if args.plot:
-        _horizon_plot(schedule, report, args.plot)
+        _horizon_plot(shown, report, args.plot)
     if args.json:
         print_json(report.to_dict())
     else:
-        _print_simulation(report, schedule, args.output)
+        _print_simulation(report, shown, args.output, args.plan)
     for violation in report.violations[:20]:
         print(f"steady: simulation: {violation}", file=sys.stderr)
     return 1 if report.violations else 0
+
+
+def _most_messages(text):
+    """--max-messages: the largest M tried (None: the effort's ladder)."""
+    if text is None:
+        return None
+    return options.check_integer(str(text), "--max-messages", 1, 10 ** 6)
 
 
 def _magnitude(n: int) -> str:
@@ -233,43 +243,79 @@ def _magnitude(n: int) -> str:
     return f"about 10^{int(n.bit_length() * 0.30103)}"
 
 
-def _ladder(text):
-    """--max-messages: the ladder of messages per period, cut at M (default: all)."""
-    from ..simulate.choose import LADDER
-
-    if text is None:
-        return LADDER
-    most = options.check_integer(str(text), "--max-messages", 1, 10 ** 6)
-    return tuple(m for m in LADDER if m < most) + (most,)
-
-
-def _planned_horizon(args, horizon, ladder):
-    """Pick the timed schedule (or list run) for the horizon, write the schedule if
-    asked (verified first), and report what runs."""
+def _planned_horizon(args, horizon, most):
+    """(platform, choice, optimum's source) for a platform: the candidate table of
+    steady.simulate.choose at the asked effort."""
     from ..progress import StageBar
-    from ..simulate.choose import best_for_horizon
-    from ..simulate.engine import TooLarge
+    from ..simulate.choose import LISTED, horizon_choice
     from ..throughput import throughput
-    from ..verify import verify
 
     platform, _ = load_platform(args.platform)
-    with StageBar(["exact throughput", "timed schedules", "simulation", "list run"],
-                  args.quiet) as bar:
+    rules = (args.forwarding,) if args.forwarding else None
+    with StageBar(["exact throughput", "timed schedules", "plan"], args.quiet) as bar:
         bar.stage("exact throughput")
         result = throughput(platform, "trees")
-        try:
-            schedule, report = best_for_horizon(
-                platform, result, horizon, args.max_events, ladder,
-                (args.forwarding,) if args.forwarding else None, bar.stage)
-        except TooLarge as exc:
-            raise InputError("<command line>", "--forwarding listed", str(exc)) from None
-    report = replace(report, optimum_source="exact optimum")
-    if args.output:
-        checked = verify(platform, schedule)   # the independent checker first
-        if rejected(checked):  # pragma: no cover - timed_schedule checks it already
-            raise AssertionError("the chosen timed schedule is rejected by the verifier")
-        write_output(args.output, schedule.to_json())
-    return schedule, report
+        bar.stage("timed schedules")
+        choice = horizon_choice(platform, result, horizon, args.effort, rules, most,
+                                lambda m: bar.note(f"M = {m}"))
+        bar.stage("plan")
+    if rules == (LISTED,) and choice.best.forwarding != LISTED:   # pragma: no cover
+        raise AssertionError("the list run was asked for")
+    return platform, choice, "exact optimum"
+
+
+def _horizon_report(platform, choice, source: str, max_events: int, chosen: bool):
+    """(report, plan or None): the chosen candidate's plan materialised, checked and
+    counted when it fits ``max_events`` message transfers, else its exact count; with
+    shared links whose k-rows bind, the fixed-speed bound beside it."""
+    from ..simulate.choose import LISTED, message_transfers
+    from ..simulate.horizon import counted_report, largest_checkable, plan_report, \
+        with_fixed_speed
+
+    best = choice.best
+    k, optimum = choice.horizon, choice.optimum
+    fields = dict(batches=best.batches or 0, phases=best.phases,
+                  forwarding=best.forwarding if best.forwarding != LISTED else "period",
+                  throughput=Fraction(best.table.messages) / best.table.period_time,
+                  choice=choice.to_dict() if chosen else None)
+    needed = message_transfers(best, k, optimum)
+    plan = None
+    if needed > max_events:
+        largest = (None if best.forwarding == LISTED
+                   else largest_checkable(best.pattern, best.phases, max_events))
+        report = counted_report(k, optimum, best.delivered, needed, largest, source,
+                                **fields)
+    else:
+        plan = best.plan(k, optimum)
+        if best.forwarding == LISTED:
+            fields.update(_listed_fields(plan, k, best.table.period_time))
+        report = plan_report(plan, k, optimum, best.delivered, source, **fields)
+    return with_fixed_speed(report, platform), plan
+
+
+def _listed_fields(plan, horizon, period) -> dict:
+    """What a list run's report shows: no phases, the broadcasts placed, the first and
+    last counted completions."""
+    limit = Fraction(horizon) * plan.unit
+    done = sorted(Fraction(c, plan.unit) for c in plan.completion()
+                  if c is not None and c <= limit)
+    return {"phases": None, "batches": 0, "completion": tuple(done),
+            "listed": {"broadcasts": plan.broadcasts,
+                       "first": done[0] if done else Fraction(0),
+                       "last": done[-1] if done else Fraction(0),
+                       "period": period,
+                       "messages_per_period": plan.about["messages_per_period"]}}
+
+
+def _write_chosen(platform, choice, path) -> None:
+    """-o: the chosen timetable as a version 2 file, verified first."""
+    from ..verify import verify
+
+    schedule = choice.best.table.schedule(choice.result)
+    checked = verify(platform, schedule)   # the independent checker first
+    if rejected(checked):  # pragma: no cover - the timetable is checked already
+        raise AssertionError("the chosen timed schedule is rejected by the verifier")
+    write_output(path, schedule.to_json())
 
 
 def _rejected(platform, schedule, optimality: bool) -> int:
@@ -279,7 +325,7 @@ def _rejected(platform, schedule, optimality: bool) -> int:
     return 1 if rejected(verify(platform, schedule, optimality=optimality)) else 0
 
 
-def _print_simulation(report, schedule, written=None) -> None:
+def _print_simulation(report, schedule, written=None, plan_file=None) -> None:
     def n(x):   # no file here: an abbreviated number is in full with --json
         return number(x, IN_JSON)
 
@@ -300,16 +346,14 @@ def _print_simulation(report, schedule, written=None) -> None:
     own = report.throughput / report.optimum if report.optimum else None
     if report.choice is not None:
         tried = sorted({c["max_messages"] for c in report.choice["candidates"]})
+        grown = report.choice.get("regrown")
         which = (f"picked for K: M <= {report.choice['max_messages']} gives "
                  f"{m} {plural(m, 'message')} per period ({shape}"
-                 + ("; lags searched" if report.choice.get("lags_searched") else "")
-                 + ("; trees regrown by earliest arrival" if report.choice.get("regrown")
-                    else "")
+                 + (f"; trees regrown by earliest arrival {grown}" if grown else "")
                  + f"); tried M = {', '.join(map(str, tried))}")
         if report.listed is not None:
-            again = report.choice.get("listed_over", {}).get("regrown")
             which = (f"picked for K: the trees of the best ratio tried"
-                     + (", regrown by earliest arrival" if again else "")
+                     + (f", regrown by earliest arrival {grown}" if grown else "")
                      + f", {m} {plural(m, 'message')} per period ({shape}); tried M = "
                      f"{', '.join(map(str, tried))}")
     else:
@@ -330,6 +374,9 @@ def _print_simulation(report, schedule, written=None) -> None:
     rows += _phase_rows(report, n) + [("simulated", checked)]
     if written:
         rows.append(("file", f"{written} (the schedule, steady-schedule version 2)"))
+    if plan_file:
+        rows.append(("plan", f"{plan_file} (steady-plan: steady run {plan_file} executes "
+                             "it)"))
     print_sheet(rows)
 
 
@@ -366,9 +413,10 @@ def _phase_rows(report, n) -> list[tuple[str, str]]:
         rows = [("list run", f"{run['broadcasts']} broadcasts placed (floor(K·TP*)); the "
                              f"first held by every node at {n(run['first'])}, the last "
                              f"counted at {n(run['last'])}")]
-        periods = (report.choice or {}).get("periods_delivered")
-        if periods is not None:
-            rows.append(("periods", f"the best unrolled periods deliver {periods}"))
+        periods = [c["delivered"] for c in (report.choice or {}).get("candidates", ())
+                   if c["forwarding"] != "listed"]
+        if periods:
+            rows.append(("periods", f"the best unrolled periods deliver {max(periods)}"))
         return rows
     p = report.phases
     plain = f"plain unrolling: W·T = {n(p.pipelined)}"
@@ -580,8 +628,9 @@ def add_commands(sub) -> None:
                     help="draw the ratio against K (.png or .svg; "
                     "needs the 'plot' extra)")
     si.add_argument("--max-messages", metavar="M", help="with a platform: try timed "
-                    "schedules of at most M messages per period (default: a ladder up to "
-                    "1000)")
+                    "schedules of at most M messages per period (default: the effort's "
+                    "ladder, up to 1000)")
+    options.add_effort(si)
     si.add_argument("--forwarding", choices=("period", "pipelined", "listed"),
                     help="period: a node forwards one period after receiving (002 §5.5, "
                          "the files' rule; the default with --schedule); pipelined: as soon "
@@ -591,6 +640,9 @@ def add_commands(sub) -> None:
                          "best of the three")
     si.add_argument("-o", "--output", metavar="FILE", type=options.output_file,
                     help="with a platform: write the chosen timed schedule (version 2)")
+    si.add_argument("--plan", metavar="FILE", type=options.output_file,
+                    help="write the plan counted here (steady-plan: every transfer with "
+                         "its planned start; steady run FILE executes it)")
     si.add_argument("--json", action="store_true", help="machine-readable output")
     si.add_argument("--quiet", action="store_true", help="no progress bar on stderr")
     si.set_defaults(run=_cmd_simulate)

@@ -31,9 +31,11 @@ def add_commands(sub) -> None:
                     "checksums; rank 0 prints the measured throughput against the "
                     "prediction and the optimum.  Exit 0 delivered, 1 a delivery check "
                     "failed or a rank died or timed out, 2 bad input.")
-    ru.add_argument("schedule", help="steady-schedule file (version 1 or 2)")
-    ru.add_argument("--broadcasts", required=True, type=int, metavar="K",
-                    help="number of broadcasts (messages) to send")
+    ru.add_argument("schedule", help="steady-schedule file (version 1 or 2), or a "
+                    "steady-plan file written by steady simulate --plan (run as it is)")
+    ru.add_argument("--broadcasts", type=int, metavar="K",
+                    help="number of broadcasts (messages) to send (required with a "
+                         "schedule; a plan carries its own)")
     ru.add_argument("--size", default="64KB", metavar="BYTES", help="bytes per message "
                     "(default 64KB; KB = 1024 bytes; at least 16)")
     mode = ru.add_mutually_exclusive_group()
@@ -114,7 +116,7 @@ def _options(args):
     from ..run.units import duration_ns, seconds, size_bytes
     from ..run.payload import MIN_SIZE
 
-    if args.broadcasts < 1:
+    if args.broadcasts is not None and args.broadcasts < 1:
         raise InputError("<command line>", "--broadcasts", f"must be >= 1, not "
                          f"{args.broadcasts}")
     unit = None if args.native else duration_ns(args.time_unit, "--time-unit")
@@ -134,10 +136,19 @@ def _cmd_run(args) -> int:
 
 
 def _launch_run(args, options) -> int:
+    from ..fileio import load_json
     from ..run.launch import launch
     from ..schedule_file import Schedule
+    from ..simulate.plan import Plan
 
-    nodes = Schedule.from_file(args.schedule).platform.nodes  # bad input: here
+    doc = load_json(args.schedule)   # bad input: here, before any rank starts
+    if isinstance(doc, dict) and doc.get("format") == "steady-plan":
+        nodes = Plan.from_dict(doc, str(args.schedule)).nodes
+    else:
+        nodes = Schedule.from_dict(doc, str(args.schedule)).platform.nodes
+        if args.broadcasts is None:
+            raise InputError("<command line>", "--broadcasts", "required with a schedule "
+                             f"({args.schedule} is not a steady-plan file)")
     return launch(_run_argv(args), len(nodes), options.timeout, _names(args.map, nodes))
 
 
@@ -154,11 +165,10 @@ def _names(path, nodes) -> list:
 
 def _run_argv(args) -> list[str]:
     """The command line each rank runs: this one without --launch."""
-    argv = ["run", str(args.schedule), "--broadcasts", str(args.broadcasts),
-            "--size", str(args.size)]
+    argv = ["run", str(args.schedule), "--size", str(args.size)]
     argv += ["--native"] if args.native else ["--time-unit", str(args.time_unit)]
-    for flag, value in (("--map", args.map), ("--trace", args.trace),
-                        ("--timeout", args.timeout)):
+    for flag, value in (("--broadcasts", args.broadcasts), ("--map", args.map),
+                        ("--trace", args.trace), ("--timeout", args.timeout)):
         if value is not None:
             argv += [flag, str(value)]
     argv += [f for f, on in (("--compare", args.compare), ("--json", args.json)) if on]
@@ -269,15 +279,17 @@ def _print_run(args, options, setup, results) -> None:
     unit = options.unit_ns
     mode = (f"emulated: 1 time unit = {ns_text(unit)} s" if unit else
             "native (no emulation)")
+    what = ("a steady-plan file" if about["version"] == "plan"
+            else f"version {about['version']}")
     rows = [("schedule", f"{options.schedule}: {about['platform']} ({len(setup.nodes)} "
-                         f"nodes, source {about['source']}), version {about['version']}, "
+                         f"nodes, source {about['source']}), {what}, "
                          f"{about['messages_per_period']} "
-                         f"{plural(about['messages_per_period'], 'message')} per period"),
+                         f"{plural(about['messages_per_period'] or 0, 'message')} per "
+                         "period"),
             ("run", f"{options.broadcasts} {plural(options.broadcasts, 'broadcast')} of "
                     f"{options.size} bytes on {len(setup.nodes)} ranks, {mode}"),
-            ("plan", f"{plan['batches']} batches, lags {plan['lags']} (largest "
-                     f"{plan['largest_lag']}), transfers {plan['transfers']}; planned "
-                     f"makespan {number(about['planned_makespan'])} time units"),
+            ("plan", f"{_plan_text(plan)}; planned makespan "
+                     f"{number(about['planned_makespan'])} time units"),
             ("delivered", "yes: every rank got broadcasts 0..K-1 exactly once, in order, "
                           "checksums good" if main.delivered_ok else
                           "NO (see the lines below)"),
@@ -325,6 +337,18 @@ def _print_compare(results, setup, unit) -> None:
         print("  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip())
     for name, why in setup.about["skipped"].items():
         print(f"{name}: not run ({why})")
+
+
+def _plan_text(plan: dict) -> str:
+    """How the plan was built, in words (the plan's ``about``)."""
+    rule = plan.get("forwarding")
+    if rule == "listed":
+        return "the broadcasts list scheduled on the schedule's trees (no periods)"
+    text = (f"{plan.get('batches')} batches of the period, forwarding {rule}, warm-up "
+            f"{plan.get('warmup_periods')} periods")
+    if plan.get("cleanup"):
+        text += f", clean-up {plan['cleanup']}"
+    return text
 
 
 def _decimal(x) -> str:

@@ -244,3 +244,13 @@ def add_campaign_options(parser, out: str, jobs: int = 1) -> None:
                              "campaign's, which the new run replaces when it completes")
     parser.add_argument("--no-plots", action="store_true", help="CSV and report only")
     parser.add_argument("--quiet", action="store_true", help="no progress bar on stderr")
+
+
+def add_effort(parser) -> None:
+    """``--effort fast|default|thorough``: how much the searches of steady.schedule and
+    steady.simulate may do, bounded by deterministic work (steady.schedule.effort)."""
+    parser.add_argument("--effort", choices=("fast", "default", "thorough"),
+                        default="default",
+                        help="how much searching: fast (seconds), default, thorough "
+                             "(minutes); bounded by work, never by time, so the same "
+                             "input gives the same output on any machine")

@@ -20,6 +20,7 @@ which every spanning arborescence costs >= 1 (proofs/network-links.md).
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 from functools import lru_cache
 
@@ -141,3 +142,45 @@ def conflicting_arcs(platform) -> dict[str, frozenset]:
     loads of every tree ask for it (on samples/simgrid/g5k-nancy-21.json it was a fifth
     of ``steady simulate``'s time before it was remembered)."""
     return {lid: frozenset(arcs) for lid, _, arcs in k_rows(platform, 1)}
+
+
+# -- the links' rule at every instant (a timetable, a placement) --------------------------
+
+def link_shares(platform, used) -> dict[Arc, list[tuple[str, Fraction]]]:
+    """{arc: [(shared link id, c_l / c_arc), ...]} for the arcs of ``used`` whose route
+    crosses shared network links: the part of each link's capacity a transfer on the arc
+    holds while it runs (a transfer keeps its arc's speed).  Empty without shared links."""
+    from ..errors import InputError
+
+    out: dict[Arc, list] = {}
+    for link in shared_links(platform):
+        lid = link.id
+        for arc in platform.network.crossing(lid):
+            if arc in used:
+                share = link.cost / platform.cost(*arc)
+                if share > 1:
+                    raise InputError("<platform>", f"network link {lid}",
+                                     f"one transfer over {arc[0]}->{arc[1]} needs "
+                                     f"{share} of its capacity: an arc's cost is at least "
+                                     f"the cost of each link on its route")
+                out.setdefault(arc, []).append((lid, share))
+    return out
+
+
+def integer_shares(links) -> tuple[dict, dict[str, int]]:
+    """:func:`link_shares` in integers: each link's shares times the least common
+    denominator of its shares, which becomes its capacity (exact, and fast to add)."""
+    scale: dict[str, int] = {}
+    for shares in links.values():
+        for lid, share in shares:
+            scale[lid] = math.lcm(scale.get(lid, 1), Fraction(share).denominator)
+    return ({arc: [(lid, int(share * scale[lid])) for lid, share in shares]
+             for arc, shares in links.items()}, scale)
+
+
+def link_full(arc, parts: dict, in_use: dict, capacity: dict) -> bool:
+    """Whether a shared link on ``arc``'s route lacks room for one more transfer on it
+    (``parts``, ``capacity``: :func:`integer_shares`; ``in_use``: capacity held by the
+    transfers in progress)."""
+    return any(in_use.get(lid, 0) + share > capacity[lid]
+               for lid, share in parts.get(arc, ()))

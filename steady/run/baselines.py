@@ -29,7 +29,7 @@ import heapq
 from fractions import Fraction
 
 from ..numbers import lcm_of_denominators
-from .plan import Plan, Transfer, at_times
+from ..simulate.plan import Plan, Transfer, at_times
 
 
 class Unavailable(ValueError):

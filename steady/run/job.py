@@ -29,8 +29,8 @@ SLACK_SECONDS = 30
 
 @dataclass
 class Options:
-    schedule: str
-    broadcasts: int
+    schedule: str               # a steady-schedule or a steady-plan file
+    broadcasts: int | None      # None: the plan's
     size: int
     unit_ns: int | None        # None: --native
     map: str | None = None
@@ -72,6 +72,7 @@ def run_job(options: Options):
             raise InputError(*shared[1])
         raise SystemExit(2)
     setup = shared[1]
+    options.broadcasts = setup.plans[0].broadcasts   # a plan file carries its own
     session.set_timeout(setup.timeout)
     node = setup.node_of[session.rank]
     source = setup.nodes.index(setup.about["source"])
@@ -93,19 +94,61 @@ def run_job(options: Options):
     return session, ((setup, results) if session.rank == 0 else None)
 
 
-def prepare(options: Options, size: int) -> Setup:
-    """Rank 0: read, verify, plan, map (InputError on bad input)."""
-    from ..schedule_file import Schedule
-    from ..verify import verify
-    from .baselines import Unavailable, binomial_plan, chain_plan
-    from .plan import PlanError, steady_plan
+def read_plan(path, broadcasts: int | None):
+    """(the plan to run, its platform, what it runs): a steady-plan file (``steady
+    simulate --plan``) as it is, checked; or a steady-schedule file, verified, and the
+    plan of :func:`steady.simulate.choose.broadcast_plan` for ``broadcasts``."""
+    from ..simulate.plan import Plan, check_plan
 
-    schedule = Schedule.from_file(options.schedule)
-    platform = schedule.platform
+    doc = load_json(path)
+    if isinstance(doc, dict) and doc.get("format") == "steady-plan":
+        plan = Plan.from_dict(doc, str(path))
+        if plan.platform is None:
+            raise InputError(path, "platform", "missing: steady run needs the plan's "
+                             "platform (steady simulate --plan writes it)")
+        if broadcasts is not None and broadcasts != plan.broadcasts:
+            raise InputError("<command line>", "--broadcasts", f"{broadcasts}, but the "
+                             f"plan {path} carries {plan.broadcasts} broadcasts")
+        problems = check_plan(plan)
+        if problems:
+            raise InputError(path, "transfers", f"not a valid plan: {problems[0]}")
+        return plan, plan.platform, {"version": "plan", "period": plan.about.get("period"),
+                                     "messages_per_period":
+                                     plan.about.get("messages_per_period"),
+                                     "schedule_throughput": None}
+    from ..schedule_file import Schedule
+    from ..simulate.choose import broadcast_plan
+    from ..verify import verify
+
+    schedule = Schedule.from_dict(doc, str(path))
     report = verify(None, schedule, optimality=False)
     if not report.ok:
-        raise InputError(options.schedule, "schedule", "rejected by steady verify: "
+        raise InputError(path, "schedule", "rejected by steady verify: "
                          + str(report.violations[0]))
+    if broadcasts is None:
+        raise InputError("<command line>", "--broadcasts", f"required with a schedule "
+                         f"({path} is not a steady-plan file)")
+    if schedule.messages_per_period > broadcasts:
+        raise InputError(path, "messages_per_period", f"the period holds "
+                         f"{schedule.messages_per_period} messages, more than the "
+                         f"{broadcasts} broadcasts: make a short period with "
+                         "steady schedule PLATFORM --max-messages M")
+    try:
+        plan = broadcast_plan(schedule, broadcasts)
+    except ValueError as exc:
+        raise InputError(path, "schedule", f"cannot be unrolled: {exc}") from None
+    return plan, schedule.platform, {"version": schedule.version,
+                                     "period": schedule.period,
+                                     "messages_per_period": schedule.messages_per_period,
+                                     "schedule_throughput": schedule.throughput}
+
+
+def prepare(options: Options, size: int) -> Setup:
+    """Rank 0: read, verify, plan, map (InputError on bad input)."""
+    from .baselines import Unavailable, binomial_plan, chain_plan
+
+    plan, platform, what = read_plan(options.schedule, options.broadcasts)
+    options.broadcasts = plan.broadcasts
     nodes = platform.nodes
     if size != len(nodes):
         raise InputError(options.schedule, "platform", f"{len(nodes)} nodes but "
@@ -113,16 +156,7 @@ def prepare(options: Options, size: int) -> Setup:
                          f"mpiexec -n {len(nodes)} python -m steady run ... (or steady "
                          "run --launch)")
     rank_of = node_ranks(options.map, nodes)
-    if schedule.messages_per_period > options.broadcasts:
-        raise InputError(options.schedule, "messages_per_period", f"the period holds "
-                         f"{schedule.messages_per_period} messages, more than the "
-                         f"{options.broadcasts} broadcasts: make a short period with "
-                         "steady schedule PLATFORM --max-messages M")
-    try:
-        plans = [steady_plan(schedule, options.broadcasts)]
-    except PlanError as exc:
-        raise InputError(options.schedule, "schedule", f"cannot be unrolled: {exc}") \
-            from None
+    plans = [plan]
     names = ["steady schedule"]
     skipped = {}
     if options.compare:
@@ -148,10 +182,8 @@ def prepare(options: Options, size: int) -> Setup:
     for n, r in enumerate(rank_of):
         node_of[r] = n
     about = {"platform": platform.name or options.schedule, "source": platform.source,
-             "version": schedule.version, "period": schedule.period,
-             "messages_per_period": schedule.messages_per_period,
-             "schedule_throughput": schedule.throughput, "skipped": skipped,
-             "plan": plans[0].about, "planned_makespan": plans[0].makespan_time}
+             **what, "skipped": skipped, "plan": plans[0].about,
+             "planned_makespan": plans[0].makespan_time}
     timeout = options.timeout or _default_timeout(plans, options)
     return Setup(plans, names, rank_of, node_of, nodes, optimum, about, timeout)
 

@@ -1,173 +1,147 @@
-"""Integer link counts for a short period by a MILP over the cuts (ours; the cut form of
-002 §5.3's linear program, in integers).
+"""Integer trees for a short period: N messages shared among optimal trees (ours; steps 1
+and 2 of the timed schedules of :mod:`.timed`, on 002 §5.3's trees and Thm 5).
 
-N arc-disjoint spanning arborescences fit in integer link counts n_e exactly when every
-cut separating the source from a node carries >= N (Edmonds' branching theorem, 002
-Thm 5), and the period is at least the largest port load.  Rounding the optimum's rates
-up (step 1 of :mod:`.timed`) keeps every cut but adds up to one message per link at
-every port: at N = 20 on a 65-node random platform the rounded counts reach a ratio
-bound of 0.95, while counts with bound 0.996 exist.  Here the counts are chosen
-together:
+1. **Integer counts.**  The optimum's trees T_l with rates λ_l (sum TP*) give every link
+   the rate n_e = sum of λ_l over the trees through it.  With N messages per period the
+   link carries n_e·N/TP* messages; rounding up keeps every cut >= N (every cut carries
+   >= TP* in the optimum), so N arc-disjoint spanning arborescences fit (Edmonds'
+   branching theorem, 002 Thm 5).  The ratio of a count vector is bounded by
+   N / (TP*·largest load); among the top tenth of 1..M, the N with the best bounds are
+   scored (:func:`message_counts`).
+2. **Integer trees.**  Tree l gets floor(λ_l·N/TP*) messages; trees with the largest
+   remainders then get one more while their links have room; what is still missing is
+   packed into the remaining capacities by Thm 5's weighted branchings, as far as their
+   root-connectivity allows (:func:`rounded_trees`).  A bounded Dinkelbach search over
+   these trees and the optimum's (:mod:`.packing`) then improves the weights' ratio bound
+   (:func:`best_packing`).
 
-    minimise P  (+ ``spread``/|V| · total work, which leaves fewer ports tight)
-    subject to  port loads <= P,  sum of n_e over the arcs leaving S >= N  for every
-                cut S found so far,  n_e integer in [0, N],
-
-starting from the cuts into every single node and out of the source.  Its answer is
-rounded and checked exactly (a max-flow to every destination); each destination it
-leaves short gives its minimum cut, which joins the MILP, and it is solved again, at most
-:data:`CUT_SOLVES` times.  Cuts do not depend on N, so callers that try many N share a
-:class:`CutPool`.
-
-The MILP is a float search (SCIP, OR-Tools) bounded by :data:`CUT_NODES`
-branch-and-bound nodes per solve while cuts are found, then :data:`POLISH_NODES` once
-the counts pass every cut (deterministic), and a time guard; only counts that pass
-the exact check are returned (then N trees fit: :func:`.branchings.weighted_branchings`
-packs them exactly), else None and the caller keeps the rounded counts
-(proofs/timed-schedule.md, "Counts chosen over the cuts").
+Within a period the order of messages is free (a node forwards in period p what it
+received in period p - 1, 002 §5.4.2), so any timetable of these counts is valid when
+repeated (proofs/timed-schedule.md).
 """
 
 from __future__ import annotations
 
-from ..exact.maxflow import FlowNetwork
-from ..throughput import port_loads
+import math
+from fractions import Fraction
+
+from ..numbers import lcm_of_denominators
+from .branchings import root_connectivity, weighted_branchings
+from .packing import dinkelbach_weights, exact_ratio
+from .timetable import loads_of
 
 Arc = tuple[str, str]
 
-#: Solves at most per call (each adds the cuts the last answer left short).
-CUT_SOLVES = 40
-#: Solves at most per :class:`CutPool`, over all its calls: the work bound of a caller
-#: that tries many N (a 65-node random platform takes 0.2 to 2 s per solve).  With 120,
-#: a 50-node random platform (seed 4) spent them all on N <= 5 (N = 2 and 3 do not
-#: converge within CUT_SOLVES), and the N that matter to ``steady simulate`` got none;
-#: from N = 8 to 50 it needs about 230 more.
-POOL_SOLVES = 400
-#: Branch-and-bound nodes SCIP may explore per solve while cuts are still being found:
-#: the deterministic work bound.
-CUT_NODES = 300
-#: Nodes of the solve that follows once the counts pass every cut (the same MILP with
-#: every cut found, in a new model).  300 nodes stop far from the best counts on meshes: a 65-node mesh
-#: (seed 4) reaches ratio bounds 0.9876, 0.9926, 0.9939 at N = 20, 30, 40 with 300 and
-#: 0.9937, 0.9990, 1 with 3000 (2 to 5 s a solve).
-POLISH_NODES = 3000
-#: Seconds per solve at most: a guard against a pathological solve only.
-CUT_SECONDS = 20.0
-#: Costs further apart than this (largest / smallest), or larger than MAX_COEFFICIENT,
-#: are beyond what the float MILP resolves: no counts are proposed (the rounded ones
-#: stay).
-MAX_SPREAD = 1e9
-MAX_COEFFICIENT = 1e12
+
+def link_rates(trees) -> dict[Arc, Fraction]:
+    """n_e = sum of the rates of the trees through each link (summed over a common
+    denominator: Fraction additions dominated at 100 nodes)."""
+    trees = list(trees)
+    scale = lcm_of_denominators(rate for _, rate in trees)
+    sums: dict[Arc, int] = {}
+    for parent, rate in trees:
+        k = int(rate * scale)
+        for child, par in parent.items():
+            sums[(par, child)] = sums.get((par, child), 0) + k
+    return {arc: Fraction(k, scale) for arc, k in sums.items()}
 
 
-class CutPool:
-    """Source sides S of cuts that some count vector left short: each is a constraint
-    sum over the arcs leaving S of n_e >= N for every N.  Kept in the order found, so
-    that the MILP gets its rows in the same order on every run (SCIP's answer depends
-    on it; a set's order would follow Python's string hashing)."""
-
-    def __init__(self, solves: int | None = None):
-        self.sides: dict[frozenset, None] = {}   # a dict: each once, in order
-        self.solves_left = POOL_SOLVES if solves is None else solves
-
-    def add(self, sides) -> None:
-        self.sides.update(dict.fromkeys(sides))
+def rounded_counts(rates, optimum: Fraction, messages: int) -> dict[Arc, int]:
+    """ceil(n_e·N/TP*): every cut keeps >= N (proofs/timed-schedule.md)."""
+    return {arc: math.ceil(rate * messages / optimum) for arc, rate in rates.items()}
 
 
-def cut_counts(platform, messages: int, pool: CutPool | None = None,
-               spread: float = 0.0) -> dict[Arc, int] | None:
-    """Integer counts {arc: n_e > 0} whose root-connectivity is >= ``messages`` (checked
-    exactly) and whose largest port load the MILP of the module docstring minimised
-    (with :data:`CUT_NODES` while cuts are found, then once more with
-    :data:`POLISH_NODES`; the lower load of the two kept); None when the search gives no
-    such counts within its bounds."""
-    arcs = list(platform.arcs)
-    costs = [platform.cost(*a) for a in arcs]
-    pool = CutPool() if pool is None else pool
-    if (not arcs or pool.solves_left <= 0 or max(costs) > MAX_COEFFICIENT
-            or max(costs) > MAX_SPREAD * min(costs)):
-        return None
-    pool.add([frozenset([platform.source])]
-             + [frozenset(platform.nodes) - {v} for v in platform.destinations])
-    milp = None
-    found = None     # (largest port load, counts) that passed the exact check
-    limit = CUT_NODES
-    for _ in range(CUT_SOLVES):
-        if pool.solves_left <= 0:
+#: Values of N that :func:`message_counts` scores at most (evenly spread over the top
+#: tenth of 1..M): its work bound.
+COUNT_CANDIDATES = 32
+
+
+def message_counts(platform, trees, optimum: Fraction, most: int, keep: int = 8) -> list[int]:
+    """The ``keep`` values N <= ``most`` whose rounded counts promise the best ratios
+    N / (TP*·largest load), best first (larger N on ties); candidates: the top tenth of
+    1..most, at most :data:`COUNT_CANDIDATES` of them."""
+    rates = link_rates(trees)
+    scored = []
+    low = max(1, most - most // 10 - 1)
+    step = max(1, (most - low) // COUNT_CANDIDATES)
+    for n in range(most, low - 1, -step):
+        load = max(loads_of(platform, rounded_counts(rates, optimum, n)).values())
+        scored.append((-Fraction(n) / load, -n))
+    scored.sort()
+    return [-n for _, n in scored[:keep]]
+
+
+def best_packing(platform, trees, optimum: Fraction, most: int, dinkelbach: bool = True):
+    """(N, integer trees): the rounded counts' best packing among the promising N of
+    :func:`message_counts` (by the ratio their trees reach at their own largest load:
+    the rounding often leaves room), then improved by the bounded Dinkelbach search of
+    :mod:`.packing` over the same trees and the optimum's (unless not ``dinkelbach``)."""
+    best = None
+    for n in message_counts(platform, trees, optimum, most):
+        weights = rounded_trees(platform, trees, optimum, n, residual=False)
+        ratio = exact_ratio(platform, weights, optimum)
+        if best is None or ratio > best[0]:
+            best = (ratio, n)
+    # the residual packing (max-flows) only for the best N: it is the costly part
+    packed = rounded_trees(platform, trees, optimum, best[1])
+    if not dinkelbach:
+        return sum(w for _, w in packed), packed
+    pool = merged([(parent, 0) for parent, _ in trees] + packed)
+    parents = [parent for parent, _ in pool]
+    improved = dinkelbach_weights(platform, parents, optimum, most, [w for _, w in pool])
+    weights = [(parent, w) for parent, w in zip(parents, improved) if w > 0]
+    return sum(w for _, w in weights), weights
+
+
+def rounded_trees(platform, trees, optimum: Fraction, messages: int,
+                  residual: bool = True) -> list[tuple[dict, int]]:
+    """Trees with positive integer weights summing to at most ``messages`` whose link
+    usage fits the rounded counts (step 2 of the module docstring); without
+    ``residual``, the optimum's trees only (no packing of the remaining capacities)."""
+    capacity = rounded_counts(link_rates(trees), optimum, messages)
+    shares = [(parent, rate * messages / optimum) for parent, rate in trees]
+    weights = [math.floor(share) for _, share in shares]
+    used = usage([(parent, w) for (parent, _), w in zip(shares, weights)])
+    missing = messages - sum(weights)
+    by_remainder = sorted(range(len(shares)), key=lambda l: shares[l][1] - weights[l],
+                          reverse=True)
+    for l in by_remainder:
+        if missing == 0:
             break
-        pool.solves_left -= 1
-        if milp is None:
-            milp = _CountMilp(platform, arcs, costs, messages, spread, limit)
-            if milp.solver is None:  # pragma: no cover - the ortools wheels ship SCIP
-                break
-        milp.add_cuts(pool)
-        values = milp.solve()
-        if values is None:
-            break
-        counts = {a: k for a, k in zip(arcs, values) if k > 0}
-        short = short_cuts(platform, counts, messages)
-        if short:
-            pool.add(short)
-            continue
-        out, into = port_loads(platform, counts)
-        load = max(*out.values(), *into.values())
-        if found is None or load < found[0]:
-            found = (load, counts)
-        if limit == POLISH_NODES:
-            break
-        # the cuts hold: solve the same MILP again, deeper (a new SCIP model: raising
-        # the node limit of a solved one aborts in SCIP)
-        limit, milp = POLISH_NODES, None
-    return None if found is None else found[1]
+        arcs = [(p, c) for c, p in shares[l][0].items()]
+        if all(used.get(a, 0) < capacity[a] for a in arcs):
+            weights[l] += 1
+            missing -= 1
+            for a in arcs:
+                used[a] = used.get(a, 0) + 1
+    packed = [(dict(parent), w) for (parent, _), w in zip(shares, weights) if w > 0]
+    if missing and residual:
+        left = {a: capacity[a] - used.get(a, 0) for a in capacity}
+        extra = min(missing, root_connectivity(platform, left))
+        if extra:
+            packed += weighted_branchings(platform, left, extra)
+    return merged(packed)
 
 
-class _CountMilp:
-    """The MILP of the module docstring in SCIP, its node limit ``nodes``; cuts are
-    added as the pool grows."""
-
-    def __init__(self, platform, arcs, costs, messages: int, spread: float, nodes: int):
-        from ortools.linear_solver import pywraplp
-
-        self.ok = (pywraplp.Solver.OPTIMAL, pywraplp.Solver.FEASIBLE)
-        solver = self.solver = pywraplp.Solver.CreateSolver("SCIP")
-        if solver is None:  # pragma: no cover - the ortools wheels ship SCIP
-            return
-        self.arcs, self.messages, self.added = arcs, messages, 0
-        self.n = [solver.IntVar(0, messages, f"n{i}") for i in range(len(arcs))]
-        period = solver.NumVar(0, solver.infinity(), "P")
-        for side in ("out", "in"):
-            rows: dict[str, list] = {}
-            for x, (u, v), c in zip(self.n, arcs, costs):
-                rows.setdefault(u if side == "out" else v, []).append(float(c) * x)
-            for terms in rows.values():
-                solver.Add(solver.Sum(terms) <= period)
-        total = solver.Sum([float(c) * x for x, c in zip(self.n, costs)])
-        solver.Minimize(period + spread / len(platform.nodes) * total)
-        solver.SetSolverSpecificParametersAsString(f"limits/nodes = {nodes}\n")
-        solver.SetTimeLimit(int(CUT_SECONDS * 1000))
-
-    def add_cuts(self, pool: CutPool) -> None:
-        for side in list(pool.sides)[self.added:]:
-            self.solver.Add(self.solver.Sum([x for x, (u, v) in zip(self.n, self.arcs)
-                                             if u in side and v not in side])
-                            >= self.messages)
-        self.added = len(pool.sides)
-
-    def solve(self) -> list[int] | None:
-        """The counts of the MILP's answer, rounded; None when it has none."""
-        if self.solver.Solve() not in self.ok:
-            return None
-        return [round(x.solution_value()) for x in self.n]
+def merged(trees) -> list[tuple[dict, int]]:
+    """Identical trees joined, weights added; first appearance order."""
+    index: dict[frozenset, int] = {}
+    out: list[tuple[dict, int]] = []
+    for parent, w in trees:
+        key = frozenset(parent.items())
+        if key in index:
+            p, old = out[index[key]]
+            out[index[key]] = (p, old + w)
+        else:
+            index[key] = len(out)
+            out.append((parent, w))
+    return out
 
 
-def short_cuts(platform, counts, messages: int) -> list[frozenset]:
-    """Source sides of minimum cuts below ``messages`` under ``counts`` (exact max-flows),
-    one per destination left short, in the destinations' order, each once; empty when
-    every destination receives ``messages``."""
-    network = FlowNetwork(platform.nodes, platform.source, platform.arcs,
-                          [counts.get(a, 0) for a in platform.arcs])
-    short: list[frozenset] = []
-    for d in platform.destinations:
-        value, side = network.min_cut(d)
-        if value < messages and side not in short:
-            short.append(side)
-    return short
+def usage(trees) -> dict[Arc, int]:
+    """Messages per period on every link the weighted ``trees`` use."""
+    used: dict[Arc, int] = {}
+    for parent, w in trees:
+        for child, par in parent.items():
+            used[(par, child)] = used.get((par, child), 0) + w
+    return used

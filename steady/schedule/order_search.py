@@ -1,54 +1,70 @@
-"""A timetable's port orders searched by CP-SAT (ours; step 3 of the timed schedule,
-after the list schedule of :mod:`steady.schedule.timed`).
+"""A timetable's port orders searched by CP-SAT (ours; an improver of the timed
+schedules of :mod:`steady.schedule.timed`, at ``thorough`` effort).
 
 A period's timetable is an open shop: each arc (u, v) carries n_uv messages of cost
 c_uv, each holding u's out-port and v's in-port; no port does two things at once; the
 period is the makespan, at least the largest port load L.  The greedy list schedule
-ends at L on most platforms, but on counts chosen over the cuts, which are tight on many
-ports at once, it can end 0.2 % to 2.4 % later (65-node random platform, seed 1, M = 30
-and 40).  There, what is wrong is the *order* in which the ports serve their arcs.
+ends at L on most platforms, but on counts that are tight on many ports at once it can
+end 0.2 % to 2.4 % later.  There, what is wrong is the *order* in which the ports serve
+their arcs.
 
 The search: CP-SAT (OR-Tools) places one interval per message on costs rounded *up* to
 a grid of L / :data:`GRID` (so that a float of the solver never decides a time),
-starting from the list schedule's order, minimising the makespan.  Its answer is used
-for its *orders* only: the transfers are placed again, exactly in integer ticks, in
+starting from the timetable's order, minimising the makespan.  Its answer is used for
+its *orders* only: the transfers are placed again, exactly in integer ticks, in
 increasing order of the solver's starts, each as soon as both its ports are free.  With
 costs rounded up, the exact placement ends no later than the solver's (proofs/
 timed-schedule.md, "Port orders searched"), and whatever the solver says, the exact
-placement is one-port by construction; the caller keeps it only when it ends earlier.
+placement is one-port by construction; it is kept only when it ends earlier.
 Runtime postcondition: every arc keeps its count and the end is not before L (then
-:func:`steady.schedule.timed.check_timetable` checks the whole schedule).
+:meth:`~steady.schedule.timetable.Timetable.check` checks the whole timetable).
 
 Deterministic: a fixed number of workers with interleaved search and a bound on the
-solver's *deterministic* time (:data:`SEARCH_TIME`), so the same input gives the same
-timetable on any machine.  Work: at most :data:`SEARCH_SLOTS` messages.  Measured on
-that platform (timetable's makespan over the largest port load, greedy -> searched):
-M = 5, 0.943 -> 1 in 2.6 s; M = 30, 0.9826 -> 0.99943 in 11 s; M = 40, 0.9966 ->
-0.9971 in 6 s.  A deterministic time of 3 took 28 s at M = 30 for no more.
+solver's *deterministic* time (the effort's ``order_search``), so the same input gives
+the same timetable on any machine.  Work: at most :data:`SEARCH_SLOTS` messages.
 """
 
 from __future__ import annotations
 
 #: Messages per period at most for a search (one interval each).
 SEARCH_SLOTS = 4000
-#: The solver's deterministic time per search (OR-Tools' own unit of work, not seconds).
-SEARCH_TIME = 2.0
-#: The same for a search done again on a schedule that a caller singled out
-#: (:func:`steady.schedule.timed.searched_again`): on a 65-node random platform (seed 1)
-#: at M = 15 and 24 the timetable then ends at the largest port load, where 2.0 left it
-#: 0.8 % and 1.1 % above (60 to 80 s each on this machine).
-DEEP_SEARCH_TIME = 20.0
 #: Workers of the interleaved search (fixed, so that results do not follow the machine).
 SEARCH_WORKERS = 2
 #: The solver's grid: the largest port load is this many grid steps.
 GRID = 1_000_000
 
 
+def searched(table, effort):
+    """``table`` (a :class:`~steady.schedule.timetable.Timetable`) with its ports'
+    orders searched (module docstring), same trees and counts, when that ends earlier;
+    otherwise the reason, in words."""
+    from .timetable import Timetable
+
+    if not effort.order_search:
+        return "not at this effort"
+    parts, _ = table.shares()
+    if parts:
+        return "shared links: the search holds ports only"
+    lower = max(table.port_loads().values())
+    if table.period <= lower:
+        return "the period is the largest port load already"
+    runs = searched_runs(table.counts, table.cost, lower, table.arc_runs(),
+                         effort.order_search)
+    if runs is None:
+        return f"more than {SEARCH_SLOTS} messages, or no solution within the effort"
+    end = max(s + n * table.cost[arc] for arc, rs in runs.items() for s, n in rs)
+    if end >= table.period:
+        return "the search ends no earlier"
+    better = Timetable.from_arc_runs(table.platform, table.trees, runs, end, table.unit)
+    better.check()
+    return better
+
+
 def searched_runs(used: dict, cost: dict, lower: int, runs: dict,
-                  effort: float = SEARCH_TIME) -> dict | None:
+                  effort: float) -> dict | None:
     """{arc: [[start, messages], ...]} in integer ticks: the messages ``used`` {arc: n}
     of cost ``cost`` {arc: ticks} placed in port orders searched from those of ``runs``
-    (a valid timetable in the same form, :func:`steady.schedule.timed._greedy_runs`),
+    (a valid timetable in the same form, the port view of a timetable),
     ``lower`` the largest port load in ticks, ``effort`` the solver's deterministic
     time; None when the search does not apply (too many messages) or finds nothing."""
     from ortools.sat.python import cp_model

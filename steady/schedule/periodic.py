@@ -30,7 +30,7 @@ from ..numbers import lcm_of_denominators
 from ..schedule_file import PriceCertificate, Schedule, Step, TreeEntry, Transfer
 
 
-def integer_trees(platform, result) -> tuple[list[tuple[dict, int]], int, dict]:
+def scaled_trees(platform, result) -> tuple[list[tuple[dict, int]], int, dict]:
     """Trees with integer weights λ_l at scale N (sum λ_l = N·TP) and statistics.
 
     Reuses the trees of a tree-producing throughput result; otherwise runs the
@@ -108,7 +108,7 @@ def optimal_schedule(platform, result) -> tuple[Schedule, dict]:
 
         return network_schedule(platform, result, periodic_schedule)
     platform = as_platform(platform)
-    trees, scale, stats = integer_trees(platform, result)
+    trees, scale, stats = scaled_trees(platform, result)
     cert = PriceCertificate.of(result.certificate)
     schedule = periodic_schedule(platform, trees, scale, cert)
     if schedule.throughput != result.throughput:

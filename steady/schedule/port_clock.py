@@ -1,8 +1,9 @@
 """The event clock of a greedy one-port placement (ours): which ports are busy, how much
 of each shared network link the transfers in progress hold, and when the next one ends.
 
-Two greedy placements share it: the list run of a whole finite run
-(:mod:`steady.schedule.list_run`) and the clean-up routed afresh
+Three greedy placements share it: the list schedule of a period
+(:mod:`steady.schedule.list_schedule`), the list run of a whole finite run
+(:mod:`steady.simulate.list_run`) and the clean-up routed afresh
 (:mod:`steady.simulate.rerouted`).  Both place single-message transfers at *events*, the
 times at which some transfer ends; at an event the ports of the transfers that end are
 free again, their shared links give back their part (issue 19: the transfers in
@@ -14,7 +15,7 @@ from __future__ import annotations
 
 import heapq
 
-from .timed import link_full
+from ..network.rows import link_full
 
 Arc = tuple[str, str]
 
@@ -38,17 +39,17 @@ class PortClock:
         return bool(self._times)
 
     def advance(self) -> tuple[int, list]:
-        """The next event: (tick, [(head, payload) of each transfer that ends then]),
-        with those transfers' ports and link capacity freed."""
+        """The next event: (tick, [(tail, head, payload) of each transfer that ends
+        then]), with those transfers' ports and link capacity freed."""
         t = heapq.heappop(self._times)
-        arrived = []
-        for (tail, head), payload in self._ending.pop(t, ()):
+        ended = self._ending.pop(t, [])
+        for tail, head, _ in ended:
             self.busy_out.discard(tail)
             self.busy_in.discard(head)
-            for lid, share in self.parts.get((tail, head), ()):
-                self.in_use[lid] -= share
-            arrived.append((head, payload))
-        return t, arrived
+            if self.parts:
+                for lid, share in self.parts.get((tail, head), ()):
+                    self.in_use[lid] -= share
+        return t, ended
 
     def free(self, tail: str, head: str) -> bool:
         """Whether ``tail``'s out-port and ``head``'s in-port are both free."""
@@ -56,7 +57,7 @@ class PortClock:
 
     def full(self, arc: Arc) -> bool:
         """Whether a shared link on ``arc``'s route lacks room for one more transfer."""
-        return link_full(arc, self.parts, self.in_use, self.capacity)
+        return bool(self.parts) and link_full(arc, self.parts, self.in_use, self.capacity)
 
     def start(self, arc: Arc, end: int, payload) -> None:
         """A transfer over ``arc`` from now to tick ``end`` carrying ``payload``: its
@@ -64,9 +65,11 @@ class PortClock:
         tail, head = arc
         self.busy_out.add(tail)
         self.busy_in.add(head)
-        for lid, share in self.parts.get(arc, ()):
-            self.in_use[lid] = self.in_use.get(lid, 0) + share
-        if end not in self._ending:
-            self._ending[end] = []
+        if self.parts:
+            for lid, share in self.parts.get(arc, ()):
+                self.in_use[lid] = self.in_use.get(lid, 0) + share
+        ending = self._ending.get(end)
+        if ending is None:
+            ending = self._ending[end] = []
             heapq.heappush(self._times, end)
-        self._ending[end].append((arc, payload))
+        ending.append((tail, head, payload))

@@ -36,7 +36,7 @@ when it gets its message earlier there; slots no tree takes are dropped.  The pe
 and so the ratio, stay; on a 50-node random platform (seed 4) at M = 50 the trees lag
 W = 3 periods instead of 5 (proofs/timed-schedule.md, Claim 5).
 
-Work: one max-flow check per link tried, N trees, then at most :data:`SWAP_MOVES`
+Work: one max-flow check per link tried, N trees, then at most the effort's `swap_moves`
 exchanges evaluated (twice when moves were made), at most :data:`MOVE_SWEEPS` sweeps
 of moves and :data:`~.idle_slots.IDLE_ROUNDS` rounds of idle slots; beyond
 :data:`REGROW_WORK` it is not tried.  Runtime postcondition: :func:`check_regrown`
@@ -48,71 +48,63 @@ from __future__ import annotations
 import bisect
 import heapq
 import math
-from dataclasses import replace
-from fractions import Fraction
 
 from ..exact.connectivity import Propagation
-from ..schedule_file import TimedTransfer, TreeEntry
 from .branchings import can_extend
 from .idle_slots import busy_intervals, idle_slots
+from .timetable import Timetable
 
 Arc = tuple[str, str]
 
 #: Work of the growth at most, N·(|V| - 1)·|V|^2 (one connectivity check per slot, each
-#: growing about as |V|^2): beyond, :func:`regrown` returns None.  Measured: 2.4 s for
+#: growing about as |V|^2): beyond, :func:`regrown` does not try.  Measured: 2.4 s for
 #: N = 150 on samples/mesh-65.json (4·10^7), 3.6 s for N = 5 on 200 nodes (4·10^7),
 #: 160 s for N = 5 on 1000 nodes (5·10^9).
 REGROW_WORK = 60_000_000
 
 
-def regrown(schedule, idle: bool = True):
-    """The version 2 ``schedule`` with the same period and N trees of weight 1 grown by
-    earliest arrival and evened out (module docstring); with ``idle``, the trees may
-    also use slots in the idle time of both ports of a link
+def regrown(table: Timetable, swap_moves: int, idle: bool = True):
+    """``table`` with the same period and N trees of weight 1 grown by earliest arrival
+    and evened out by at most ``swap_moves`` exchanges (module docstring); with
+    ``idle``, the trees may also use slots in the idle time of both ports of a link
     (:func:`steady.schedule.idle_slots.idle_slots`), and every message slot then left
-    unused is dropped.  None when it is not timed or its growth would exceed
-    :data:`REGROW_WORK`."""
-    if not schedule.transfers:
-        return None
-    platform = schedule.platform
-    slots = sum(t.messages for t in schedule.transfers)
-    if slots * len(platform.nodes) ** 2 > REGROW_WORK:
-        return None
-    unit, period, cost, free = growth_slots(schedule, idle)
-    grower = _Grower(platform, free, cost, period)
-    trees = [grower.grow(schedule.messages_per_period - j)
-             for j in range(schedule.messages_per_period)]
-    swaps = _Swaps(platform.source, trees, cost, period)
-    swaps.search()
+    unused is dropped.  Otherwise the reason, in words."""
+    if not table.runs:
+        return "no transfers"
+    platform = table.platform
+    if table.messages * len(platform.nodes) ** 2 * len(platform.nodes) > REGROW_WORK:
+        return f"beyond the work bound of {REGROW_WORK} (N·|V|^3)"
+    table, free = growth_slots(table, idle)
+    grower = _Grower(platform, free, table.cost, table.period)
+    trees = [grower.grow(table.messages - j) for j in range(table.messages)]
+    swaps = _Swaps(platform.source, trees, table.cost, table.period)
+    swaps.search(swap_moves)
     if swaps.moves(grower.free):   # a freed slot may open another exchange
-        swaps.search()
+        swaps.search(swap_moves)
     trees = swaps.trees()
-    transfers = sorted((TimedTransfer(arc[0], arc[1], l, 1, Fraction(start, unit))
-                        for l, (_, chosen) in enumerate(trees) for arc, start in chosen),
-                       key=lambda t: (t.start, t.tail, t.head))
-    new = replace(schedule, trees=tuple(TreeEntry.from_parent(parent, 1)
-                                        for parent, _ in trees),
-                  transfers=tuple(transfers))
-    check_regrown(schedule, new, idle)
+    runs = {(l, arc): [(start, 1)] for l, (_, chosen) in enumerate(trees)
+            for arc, start in chosen}
+    new = Timetable.build(platform, [(parent, 1) for parent, _ in trees], runs,
+                          table.period, table.unit)
+    check_regrown(table, new, idle)
     return new
 
 
-def growth_slots(schedule, idle: bool) -> tuple[int, int, dict[Arc, int], dict[Arc, list[int]]]:
-    """(unit, period, cost, slots) the trees of ``schedule`` are regrown through: ticks
-    per time unit, the period and every link's message time in ticks, and per link the
-    sorted start ticks of the timetable's slots, with ``idle`` also of the idle ones
-    (:func:`steady.schedule.idle_slots.idle_slots`)."""
-    platform = schedule.platform
-    unit = tick_unit(schedule)
-    if idle:  # an idle slot may lie on a link the timetable does not use
-        unit = math.lcm(unit, *(platform.cost(*arc).denominator for arc in platform.arcs))
-    period = int(schedule.period * unit)
-    cost = {arc: int(platform.cost(*arc) * unit) for arc in platform.arcs}
-    slots = slot_starts(platform, schedule.transfers, unit)
+def growth_slots(table: Timetable, idle: bool) -> tuple[Timetable, dict[Arc, list[int]]]:
+    """(table, slots) the trees are regrown through: ``table`` in ticks fine enough for
+    every link of the platform when ``idle`` (an idle slot may lie on a link the
+    timetable does not use), and per link the sorted start ticks of its slots, with
+    ``idle`` also of the idle ones (:func:`steady.schedule.idle_slots.idle_slots`)."""
     if idle:
-        for arc, starts in idle_slots(platform, slots, cost, period).items():
+        unit = math.lcm(table.unit, *(table.platform.cost(*arc).denominator
+                                      for arc in table.platform.arcs))
+        table = table.refined(unit)
+    slots = table.arc_slots()
+    if idle:
+        for arc, starts in idle_slots(table.platform, slots, table.cost,
+                                      table.period).items():
             slots[arc] = sorted(slots.get(arc, []) + starts)
-    return unit, period, cost, slots
+    return table, slots
 
 
 def unrolled(start, at, period):
@@ -120,26 +112,6 @@ def unrolled(start, at, period):
     unrolled time ``at``."""
     base = at - at % period
     return base + start if base + start >= at else base + period + start
-
-
-def tick_unit(schedule) -> int:
-    """Ticks per time unit: every start, cost and the period are whole ticks."""
-    return math.lcm(schedule.period.denominator,
-                    *(t.start.denominator for t in schedule.transfers),
-                    *(schedule.platform.cost(*t.arc).denominator
-                      for t in schedule.transfers))
-
-
-def slot_starts(platform, transfers, unit: int) -> dict[Arc, list[int]]:
-    """Per link, the sorted start ticks (units of 1/``unit``) of its message slots."""
-    starts: dict[Arc, list[int]] = {}
-    for t in transfers:
-        cost = platform.cost(*t.arc) * unit
-        first = t.start * unit
-        starts.setdefault(t.arc, []).extend(int(first + k * cost) for k in range(t.messages))
-    for values in starts.values():
-        values.sort()
-    return starts
 
 
 class _Grower:
@@ -202,36 +174,34 @@ class _Grower:
         return parent, chosen
 
 
-def unrolled_starts(schedule) -> list[dict[str, Fraction]]:
-    """Per tree of a schedule whose trees have weight 1: {node: when the slot bringing
-    it the tree's message starts}, unrolled from the start of the period the message
-    leaves the source in (a hop whose slot starts before the previous one has ended
-    waits for the next period).  So the pipelined rule's lag of node v is
+def unrolled_starts(table: Timetable) -> list[dict[str, int]]:
+    """Per tree of a timetable whose trees have weight 1: {node: the tick at which the
+    slot bringing it the tree's message starts}, unrolled from the start of the period
+    the message leaves the source in (a hop whose slot starts before the previous one
+    has ended waits for the next period).  So the pipelined rule's lag of node v is
     ``start // period`` (proofs/timed-schedule.md, "Regrown trees")."""
-    platform, period = schedule.platform, schedule.period
-    slot = {(t.tree, t.arc): t.start for t in schedule.transfers}
+    source, period = table.platform.source, table.period
+    slot = {key: rs[0][0] for key, rs in table.runs.items()}
     out = []
-    for l, tree in enumerate(schedule.trees):
+    for l, tree in enumerate(table.trees):
         parent, start = tree.parent, {}
         for v in parent:
             chain = []
-            while v not in start and v != platform.source:
+            while v not in start and v != source:
                 chain.append(v)
                 v = parent[v]
-            for v in reversed(chain):  # from the shallowest: its parent is known
+            for v in reversed(chain):   # from the shallowest: its parent is known
                 u = parent[v]
                 s = slot[(l, (u, v))]
-                if u != platform.source:
-                    arrived = start[u] + platform.cost(parent[u], u)
-                    s = unrolled(s, arrived, period)
+                if u != source:
+                    s = unrolled(s, start[u] + table.cost[(parent[u], u)], period)
                 start[v] = s
         out.append(start)
     return out
 
 
-#: Swaps the search may evaluate at most (its deterministic work bound), and sweeps over
-#: all (tree, tree, node) triples at most.
-SWAP_MOVES = 300_000
+#: Sweeps over all (tree, tree, node) triples at most (the exchanges evaluated are
+#: bounded by the effort's ``swap_moves``).
 SWEEPS = 8
 #: Sweeps over all (tree, node) pairs at most of the moves to free slots.
 MOVE_SWEEPS = 6
@@ -330,9 +300,9 @@ class _Swaps:
         self.parent[i][v], self.parent[j][v] = uj, ui
         self.slot[i][v], self.slot[j][v] = self.slot[j][v], self.slot[i][v]
 
-    def search(self) -> list[tuple[dict, list]]:
-        """Sweeps over all (i < j, v) until one improves nothing, within the bounds."""
-        budget = SWAP_MOVES
+    def search(self, budget: int) -> list[tuple[dict, list]]:
+        """Sweeps over all (i < j, v) until one improves nothing, at most ``budget``
+        exchanges evaluated and :data:`SWEEPS` sweeps."""
         n = len(self.parent)
         for _ in range(SWEEPS):
             improved = False
@@ -403,34 +373,30 @@ class _Swaps:
                 for parent, slot in zip(self.parent, self.slot)]
 
 
-def check_regrown(old, new, idle: bool = False) -> None:
-    """Runtime postcondition: the same period, messages and ratio; every message slot of
+def check_regrown(old: Timetable, new: Timetable, idle: bool = False) -> None:
+    """Runtime postcondition: the same period and messages; every message slot of
     ``old`` used by exactly one tree of ``new`` (same links, same starts) or, with
     ``idle``, by at most one, any other slot of ``new`` lying in time that ``old`` left
     idle on both its ports, no two slots of ``new`` overlapping on a port, all inside
     the period; N spanning arborescences of weight 1, each link used once per tree."""
     platform = old.platform
-    if (new.period, new.messages_per_period, new.throughput) != (
-            old.period, old.messages_per_period, old.throughput):
+    if (new.period * old.unit, new.messages) != (old.period * new.unit, old.messages):
         raise AssertionError("postcondition: regrown trees changed the period")
-    unit = math.lcm(old.period.denominator,
-                    *(t.start.denominator for t in old.transfers + new.transfers),
-                    *(platform.cost(*t.arc).denominator for t in old.transfers + new.transfers))
-    before = slot_starts(platform, old.transfers, unit)
-    after = slot_starts(platform, new.transfers, unit)
+    unit = math.lcm(old.unit, new.unit)
+    before, after = old.refined(unit).arc_slots(), new.refined(unit).arc_slots()
     if not idle and before != after:
         raise AssertionError("postcondition: regrown trees moved a message slot")
     if idle:
-        _check_idle_slots(platform, before, after, unit, int(new.period * unit))
-    if len(new.trees) != new.messages_per_period:
+        _check_idle_slots(platform, before, after, unit, new.period * unit // new.unit)
+    if len(new.trees) != new.messages:
         raise AssertionError("postcondition: not one tree per message")
-    served = {(t.tree, t.arc) for t in new.transfers}
-    if len(served) != len(new.transfers):
-        raise AssertionError("postcondition: a tree uses a link twice in a period")
+    for (l, arc), rs in new.runs.items():
+        if rs != ((rs[0][0], 1),):
+            raise AssertionError(f"postcondition: regrown tree {l} uses {arc} twice")
     for l, tree in enumerate(new.trees):
         platform.check_arborescence(tree.parent, f"<regrown tree {l}>")
-        if tree.weight != 1 or {(l, e) for e in tree.edges} != {
-                s for s in served if s[0] == l}:
+        if tree.weight != 1 or {(p, c) for c, p in tree.parent.items()} != {
+                arc for (k, arc) in new.runs if k == l}:
             raise AssertionError(f"postcondition: regrown tree {l} and its slots differ")
 
 
@@ -451,7 +417,7 @@ def _check_idle_slots(platform, before, after, unit: int, period: int) -> None:
                 i = bisect.bisect_left(held, (end,))
                 if i and held[i - 1][1] > start:
                     raise AssertionError(f"postcondition: regrown trees use {arc} at "
-                                         f"{Fraction(start, unit)}, when {port} was busy")
+                                         f"tick {start} of {unit}, when {port} was busy")
     for port, held in busy_intervals(platform, after, cost).items():
         if held[0][0] < 0 or held[-1][1] > period:
             raise AssertionError(f"postcondition: regrown trees leave the period on {port}")

@@ -54,7 +54,9 @@ from ..numbers import lcm_of_denominators
 from ..schedule_file import PriceCertificate, Schedule, Step, Transfer, TreeEntry
 from .matchings import weighted_edge_coloring
 from .periodic import periodic_schedule
-from .timed import best_packing, optimum_trees, port_loads
+from .counts import best_packing
+from .timed import optimum_trees
+from .timetable import loads_of
 
 __all__ = ["steps_schedule", "synchronous_steps", "check_steps"]
 
@@ -88,7 +90,7 @@ def steps_schedule(platform, result, max_messages: int, trees=None) -> tuple[Sch
         steps, period, plan = synchronous_steps(platform, trees)
         schedule = _document(platform, trees, steps, period, result)
     check_steps(platform, schedule)
-    loads = port_loads(platform, schedule.messages_per_link())
+    loads = loads_of(platform, schedule.messages_per_link())
     stats = {"messages_target": schedule.messages_per_period, "trees": len(schedule.trees),
              "steps": len(schedule.steps), "transfers": schedule.transfer_count,
              "largest_port_load": max(loads.values()),
@@ -435,7 +437,7 @@ def check_steps(platform, schedule: Schedule) -> None:
                 for edge in tree.edges}
     if carried != expected:
         raise AssertionError("postcondition: a tree edge does not carry its weight")
-    loads = port_loads(platform, schedule.messages_per_link())
+    loads = loads_of(platform, schedule.messages_per_link())
     if schedule.period < max(loads.values()):  # pragma: no cover - by construction
         raise AssertionError("postcondition: period below the largest port load")
     if schedule.extra["ratio"] > 1:

@@ -35,8 +35,11 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from ..numbers import format_exact
-from .engine import MAX_EVENTS, simulate, transfers_needed
+from .plan import Plan
 from .unroll import PeriodicPattern, finite_schedule, unrolled
+
+#: Message transfers a simulated plan may hold at most, by default (``--max-events``).
+MAX_EVENTS = 1_000_000
 
 
 #: delivered() looks at single messages of the last W + 1 batches only up to this work.
@@ -62,13 +65,13 @@ def phases(pattern: PeriodicPattern) -> Phases:
     """The phase lengths (the template schedule of W batches: no steady period)."""
     w = pattern.warmup
     if w:
-        template = finite_schedule(pattern, w, blocks=False)
+        template = finite_schedule(pattern, w, placed=False)
         init, cleanup = template.init_length, template.cleanup_length
     else:
         init = cleanup = Fraction(0)
     paper_init, paper_cleanup = sequential_lengths(pattern)
-    return Phases(init, cleanup, w, pattern.schedule.period, pattern.messages,
-                  w * pattern.schedule.period, paper_init, paper_cleanup)
+    return Phases(init, cleanup, w, pattern.period_time, pattern.messages,
+                  w * pattern.period_time, paper_init, paper_cleanup)
 
 
 def sequential_lengths(pattern: PeriodicPattern) -> tuple[Fraction, Fraction]:
@@ -79,12 +82,12 @@ def sequential_lengths(pattern: PeriodicPattern) -> tuple[Fraction, Fraction]:
     message at a time sends each of the λ_l messages of such a batch over every tree
     edge (u, v) with depth(v) <= d: edge (u, v) is used H_l - depth(v) times.  Draining
     it sends them over the edges with depth(u) >= d: depth(u) times."""
-    platform = pattern.schedule.platform
+    platform = pattern.platform
     init = cleanup = Fraction(0)
-    for l, tree in enumerate(pattern.schedule.trees):
+    for l, tree in enumerate(pattern.table.trees):
         depth = pattern.depth[l]
         h = max(depth.values())
-        for u, v in tree.edges:
+        for v, u in tree.parent.items():
             c = platform.cost(u, v) * tree.weight
             init += (h - depth[v]) * c
             cleanup += depth[u] * c
@@ -118,7 +121,7 @@ def short_horizon_batches(pattern: PeriodicPattern, horizon: Fraction,
     lo, hi = 0, pattern.warmup - 1 if most is None else min(pattern.warmup - 1, most)
     while lo < hi:
         mid = (lo + hi + 1) // 2
-        if finite_schedule(pattern, mid, blocks=False).makespan <= horizon:
+        if finite_schedule(pattern, mid, placed=False).makespan <= horizon:
             lo = mid
         else:
             hi = mid - 1
@@ -132,7 +135,7 @@ def completion_times(pattern: PeriodicPattern, batches: int, first_batch: int) -
     received in periods b .. b + W)."""
     first_batch = max(first_batch, 0)
     placed = unrolled(pattern, batches, None, first_batch)[0]
-    others = len(pattern.schedule.platform.nodes) - 1
+    others = len(pattern.platform.nodes) - 1
     seen: dict[int, list] = {}
     for _, run, b, first, count, start, _ in placed:
         if b < first_batch:
@@ -163,7 +166,7 @@ def delivered(pattern: PeriodicPattern, horizon, lengths: Phases | None = None,
     count, used = best * pattern.messages, best
     more = best + 1
     w = pattern.warmup
-    work = (w + 2) * pattern.messages * len(pattern.schedule.platform.nodes)
+    work = (w + 2) * pattern.messages * len(pattern.platform.nodes)
     if (most is None or best <= most) and work <= PARTIAL_WORK:
         # batches below more - W - 1 travel in the same periods as with `best` batches
         # (steady ones), so they are delivered by K as they were
@@ -175,8 +178,9 @@ def delivered(pattern: PeriodicPattern, horizon, lengths: Phases | None = None,
     return count, used
 
 
-def batches_for(pattern: PeriodicPattern, horizon, lengths: Phases | None = None) -> int:
-    return whole_batches(pattern, horizon, lengths)
+def transfers_needed(pattern: PeriodicPattern, batches: int) -> int:
+    """Message transfers of B batches: each non-source node receives each message once."""
+    return batches * pattern.messages * (len(pattern.platform.nodes) - 1)
 
 
 def bound(optimum: Fraction, horizon) -> Fraction:
@@ -264,40 +268,59 @@ class HorizonReport:
         return doc
 
 
-def horizon_report(schedule, horizon, max_events: int = MAX_EVENTS, optimum=None,
-                   forwarding: str = "period", pattern: PeriodicPattern | None = None,
-                   lengths: Phases | None = None, choice: dict | None = None
-                   ) -> HorizonReport:
-    """delivered(K) of the finite schedule of ``schedule`` under ``forwarding``, against
-    K·TP* (``optimum``: TP* or a certified bound on it; default
-    :func:`certified_optimum`), and the message-level simulation of that finite schedule
-    when it fits in ``max_events`` transfers: it must deliver every counted message by
-    K, and delivered <= K·TP* (Lemma 7) is asserted."""
+def plan_report(plan: Plan, horizon, optimum: Fraction, counted: int,
+                optimum_source: str = "given", **fields) -> HorizonReport:
+    """The report of a materialised ``plan`` (checked when it was built:
+    :func:`steady.simulate.plan.check_plan`) for horizon K: the broadcasts it delivers by
+    K, which must be the ``counted`` ones, and Lemma 7 asserted.  ``fields``: the other
+    :class:`HorizonReport` fields."""
     k = Fraction(horizon)
-    source = "given"
-    if optimum is None:
-        optimum, source = certified_optimum(schedule)
-    pattern = pattern or PeriodicPattern(schedule, forwarding)
-    lengths = lengths or phases(pattern)
+    violations = []
+    delivered = plan.delivered_by(k)
+    if delivered != counted:
+        violations.append(f"{delivered} messages reach every node by {k}, {counted} counted")
     bound_k = bound(optimum, k)
-    count, batches = delivered(pattern, k, lengths, most=_most(bound_k, pattern))
-    if count > bound_k:
-        raise AssertionError(f"postcondition (Lemma 7): {count} messages delivered by {k} "
-                             f"> K·TP* = {bound_k}")
-    ratio = Fraction(count) / bound_k if bound_k else None
-    needed = transfers_needed(pattern, batches)
-    common = dict(optimum=optimum, optimum_source=source, forwarding=pattern.forwarding,
-                  throughput=schedule.throughput, choice=choice)
-    if needed > max_events:
-        return HorizonReport(k, count, bound_k, ratio, batches, lengths, False, needed, (),
-                             largest_checkable(pattern, lengths, max_events), **common)
-    sim = simulate(pattern, batches, max_events=max_events)
-    violations = list(sim.violations)
-    if sim.ok and sim.delivered_by(k) < count:
-        violations.append(f"only {sim.delivered_by(k)} of the {count} counted messages "
-                          f"reach every node by {k}")
-    return HorizonReport(k, count, bound_k, ratio, batches, lengths, True, sim.transfers,
-                         tuple(violations), None, **common)
+    if counted > bound_k:
+        raise AssertionError(f"postcondition (Lemma 7): {counted} messages delivered by "
+                             f"{k} > K·TP* = {bound_k}")
+    ratio = Fraction(counted) / bound_k if bound_k else None
+    return HorizonReport(k, counted, bound_k, ratio, simulated=True,
+                         transfers=sum(t.count for t in plan.transfers),
+                         violations=tuple(violations), largest_checkable=None,
+                         optimum=optimum, optimum_source=optimum_source, **fields)
+
+
+def counted_report(horizon, optimum: Fraction, counted: int, transfers: int,
+                   largest: Fraction | None, optimum_source: str = "given",
+                   **fields) -> HorizonReport:
+    """The report of a plan too large to materialise: its exact count, the transfers it
+    would need, and the largest horizon that fits the budget."""
+    k = Fraction(horizon)
+    bound_k = bound(optimum, k)
+    if counted > bound_k:
+        raise AssertionError(f"postcondition (Lemma 7): {counted} messages delivered by "
+                             f"{k} > K·TP* = {bound_k}")
+    return HorizonReport(k, counted, bound_k, Fraction(counted) / bound_k if bound_k
+                         else None, simulated=False, transfers=transfers, violations=(),
+                         largest_checkable=largest, optimum=optimum,
+                         optimum_source=optimum_source, **fields)
+
+
+def with_fixed_speed(report: HorizonReport, platform) -> HorizonReport:
+    """``report`` with the fixed-speed bound (:mod:`steady.network.fixed_speed`) when the
+    platform's shared links make it bind below TP*: no schedule whose transfers keep
+    their speed delivers more than K times it (asserted)."""
+    from dataclasses import replace
+
+    from ..network.fixed_speed import fixed_speed_bound
+
+    speed = fixed_speed_bound(platform)
+    if speed is None or speed.bound >= report.optimum:
+        return report
+    if report.delivered > report.horizon * speed.bound:
+        raise AssertionError(f"postcondition (fixed-speed bound): {report.delivered} "
+                             f"messages delivered by {report.horizon} > K x {speed.bound}")
+    return replace(report, fixed_speed=speed.bound)
 
 
 def _most(bound_k: Fraction, pattern: PeriodicPattern) -> int:
@@ -313,5 +336,5 @@ def largest_checkable(pattern: PeriodicPattern, lengths: Phases, max_events: int
     if most >= lengths.warmup_periods and most:
         return lengths.init + lengths.cleanup + (most - lengths.warmup_periods) * lengths.period
     if most >= 1:
-        return finite_schedule(pattern, most, blocks=False).makespan
+        return finite_schedule(pattern, most, placed=False).makespan
     return None

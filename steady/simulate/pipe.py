@@ -22,7 +22,7 @@ we cut the message into k slices of the exact size L/k instead (no padding), and
 
 Which periodic schedule?  For each (k, s) four kinds of candidate patterns are unrolled
 and the shortest finite schedule wins (all exact, all steady-schedule objects, v1 or
-v2, on the slice platform that ``steady.verify`` and ``steady.simulate.engine``
+v2, on the slice platform that ``steady.verify`` and ``steady.simulate.plan``
 accept):
 
 ``"optimal"``
@@ -227,10 +227,10 @@ def finite_makespan(pattern, batches: int, share=None, cache: dict | None = None
     if cache is not None and key in cache:
         base = cache[key]
     else:
-        base = finite_schedule(pattern, base_batches, share, blocks=False).makespan
+        base = finite_schedule(pattern, base_batches, share, placed=False).makespan
         if cache is not None:
             cache[key] = base
-    return base + (batches - base_batches) * pattern.schedule.period
+    return base + (batches - base_batches) * pattern.period_time
 
 
 # -- results --------------------------------------------------------------------------

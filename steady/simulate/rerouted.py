@@ -26,7 +26,7 @@ times, so one clean-up (at B = W) gives every B: delivered(K) = B·M - F + #(cle
 completions within K - E_B), F the messages in flight, E_B = I + (B - W)·T
 (proofs/finite-horizon.md, "A clean-up routed afresh").  The B chosen is then built and
 every single transfer of its warm-up, steady periods and clean-up is checked by
-:func:`steady.simulate.engine.check_events`.  Work: one placement per message in flight
+:func:`steady.simulate.plan.check_plan` (:func:`steady.simulate.unroll.periodic_plan`).  Work: one placement per message in flight
 and node lacking it, at most :data:`REROUTE_WORK`.
 """
 
@@ -37,12 +37,11 @@ import math
 from dataclasses import dataclass, replace
 from fractions import Fraction
 
+from ..network.rows import integer_shares, link_shares
 from ..numbers import lcm_of_denominators
 from ..schedule.port_clock import PortClock
-from ..schedule.timed import integer_shares, link_shares
-from .engine import Simulation, block_events, check_events, transfers_needed
-from .horizon import HorizonReport, Phases, bound, largest_checkable
-from .unroll import PeriodicPattern, finite_schedule
+from .horizon import Phases
+from .unroll import PeriodicPattern
 
 #: In-flight (message, node) pairs the clean-up routes at most; beyond it is not tried.
 REROUTE_WORK = 200_000
@@ -83,7 +82,7 @@ def in_flight(pattern: PeriodicPattern, batches: int) -> dict[int, set]:
 
 def routed_cleanup(pattern: PeriodicPattern, batches: int) -> Cleanup:
     """The clean-up of ``batches`` >= W whole batches routed afresh (module docstring)."""
-    platform = pattern.schedule.platform
+    platform = pattern.platform
     lacking = in_flight(pattern, batches)
     unit = math.lcm(pattern.unit, lcm_of_denominators(platform.cost(*a) for a in platform.arcs))
     cost = {a: int(platform.cost(*a) * unit) for a in platform.arcs}
@@ -96,17 +95,18 @@ def routed_cleanup(pattern: PeriodicPattern, batches: int) -> Cleanup:
     for g, lack in lacking.items():
         for v in lack:
             wants[v].add(g)
+    oldest = {v: sorted(w) for v, w in wants.items()}   # what each lacks, oldest first
     left = {g: len(lack) for g, lack in lacking.items()}
     last = dict.fromkeys(lacking, 0)
     events, completion = [], {}
     while clock:
         t, arrived = clock.advance()
-        for v, g in arrived:
+        for _, v, g in arrived:
             held[g].add(v)
         # the in-ports with the most work left first (messages lacked x cheapest link)
         for v in sorted((v for v in wants if wants[v] and v not in clock.busy_in),
                         key=lambda v: (-len(wants[v]) * into[v][0][1], v)):
-            pick = _oldest_offer(v, wants[v], into.get(v, ()), held, clock)
+            pick = _oldest_offer(v, oldest[v], wants[v], into.get(v, ()), held, clock)
             if pick is None:
                 continue
             g, u = pick
@@ -123,13 +123,19 @@ def routed_cleanup(pattern: PeriodicPattern, batches: int) -> Cleanup:
     return Cleanup(batches, unit, tuple(events), completion)
 
 
-def _oldest_offer(v, wants, senders, held, clock):
+def _oldest_offer(v, oldest, wants, senders, held, clock):
     """(message, sender): the oldest message v lacks that a neighbour with a free
-    out-port (and room on the shared links between) holds, from the cheapest link."""
+    out-port (and room on the shared links between) holds, from the cheapest link.
+    ``oldest``: v's lacked messages in increasing order, those received since dropped
+    from the front as they are met (``wants``: the ones still lacked)."""
     free = [u for u, _ in senders if u not in clock.busy_out and not clock.full((u, v))]
     if not free:
         return None
-    for g in sorted(wants):
+    while oldest and oldest[0] not in wants:
+        oldest.pop(0)
+    for g in oldest:
+        if g not in wants:
+            continue
         for u in free:
             if u in held[g]:
                 return g, u
@@ -148,7 +154,7 @@ def routed_count(pattern: PeriodicPattern, lengths: Phases, horizon) -> tuple[in
         return None
     template = routed_cleanup(pattern, w)
     done = sorted(Fraction(t, template.unit) for t in template.completion.values())
-    period = pattern.schedule.period
+    period = pattern.period_time
     top = w + int((k - lengths.init) // period)          # E_B <= K
     full = w + max(int((k - lengths.init - template.length) // period), 0)
     best = None
@@ -158,51 +164,3 @@ def routed_count(pattern: PeriodicPattern, lengths: Phases, horizon) -> tuple[in
         if best is None or count > best[0]:
             best = (count, b)
     return best
-
-
-def routed_simulation(pattern: PeriodicPattern, batches: int) -> tuple[Simulation, Cleanup]:
-    """Every single transfer of ``batches`` batches: warm-up and steady periods as
-    :func:`~steady.simulate.unroll.finite_schedule` places them, then the clean-up
-    routed afresh from the end of the last steady period; checked by
-    :func:`~steady.simulate.engine.check_events`."""
-    finite = finite_schedule(pattern, batches)
-    before = [b for b in finite.blocks if b.period < batches]
-    cleanup = routed_cleanup(pattern, batches)
-    events, unit = block_events(pattern, before, cleanup.unit)
-    scale = unit // cleanup.unit
-    start = int((finite.init_length + finite.steady_periods * pattern.schedule.period) * unit)
-    events += [(u, v, g, start + s * scale, start + e * scale)
-               for u, v, g, s, e in cleanup.events]
-    return check_events(pattern.schedule.platform, events, finite.messages, unit), cleanup
-
-
-def routed_report(pattern: PeriodicPattern, lengths: Phases, horizon, optimum: Fraction,
-                  max_events: int, choice: dict | None = None) -> HorizonReport:
-    """The :class:`~steady.simulate.horizon.HorizonReport` of the finite schedule with
-    its clean-up routed afresh: the count of :func:`routed_count`, checked message by
-    message when it fits in ``max_events`` (Lemma 7 asserted)."""
-    k = Fraction(horizon)
-    found = routed_count(pattern, lengths, k)
-    if found is None:
-        raise ValueError("no clean-up routed afresh for this schedule and horizon")
-    count, batches = found
-    bound_k = bound(optimum, k)
-    if count > bound_k:
-        raise AssertionError(f"postcondition (Lemma 7): {count} messages delivered by {k} "
-                             f"> K·TP* = {bound_k}")
-    needed = transfers_needed(pattern, batches)
-    common = dict(optimum=optimum, optimum_source="given", forwarding=pattern.forwarding,
-                  throughput=pattern.schedule.throughput, choice=choice)
-    ratio = Fraction(count) / bound_k if bound_k else None
-    if needed > max_events:
-        lengths = replace(lengths, cleanup=routed_cleanup(pattern, pattern.warmup).length)
-        return HorizonReport(k, count, bound_k, ratio, batches, lengths, False, needed, (),
-                             largest_checkable(pattern, lengths, max_events), **common)
-    sim, cleanup = routed_simulation(pattern, batches)
-    violations = list(sim.violations)
-    if sim.ok and sim.delivered_by(k) != count:
-        violations.append(f"{sim.delivered_by(k)} messages reach every node by {k}, "
-                          f"{count} counted")
-    return HorizonReport(k, count, bound_k, ratio, batches,
-                         replace(lengths, cleanup=cleanup.length), True, sim.transfers,
-                         tuple(violations), None, **common)

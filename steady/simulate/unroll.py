@@ -55,10 +55,8 @@ import heapq
 from dataclasses import dataclass
 from fractions import Fraction
 
-from ..numbers import lcm_of_denominators
-from ..schedule.timed import integer_shares, link_shares
-from ..schedule.tree_order import hop_lag
-from ..schedule_file import TIMED
+from ..schedule.timetable import Timetable
+from .plan import Plan, Transfer, checked
 
 #: The forwarding rules (see the module docstring).
 FORWARDING = ("period", "pipelined")
@@ -79,25 +77,6 @@ class TooManySlots(ValueError):
 
 
 @dataclass(frozen=True)
-class Block:
-    """``count`` consecutive messages of tree ``tree`` and batch ``batch`` sent over the
-    link tail -> head, one after the other from ``start``; the messages are numbers
-    ``first .. first + count - 1`` of the tree's share of the batch.  ``step`` is the
-    index of the run (transfer of the time line) it comes from."""
-
-    tail: str
-    head: str
-    tree: int
-    batch: int
-    first: int
-    count: int
-    start: Fraction
-    end: Fraction
-    period: int
-    step: int
-
-
-@dataclass(frozen=True)
 class _Run:
     """A transfer of the periodic time line: slots first .. first + count - 1 of its
     tree on its link, in the period."""
@@ -107,107 +86,54 @@ class _Run:
     tree: int
     first: int
     count: int
-    cost: int      # per message, in units of 1/U
-    offset: int    # start within the period, in units of 1/U
-    step: int      # index in the time line (v1: steps' transfers in order)
+    cost: int      # per message, in ticks
+    offset: int    # start within the period, in ticks
 
 
 class PeriodicPattern:
-    """A periodic schedule (v1 or v2) prepared for unrolling: runs in time-line order,
-    depths, lags of a forwarding rule, message numbering.
+    """A timetable prepared for unrolling: runs in time-line order, depths, lags of a
+    forwarding rule, message numbering.
 
-    Public attributes: ``schedule``, ``forwarding``, ``source``, ``weights`` (λ_l),
-    ``messages`` (M), ``depth`` (per tree {node: depth}), ``height``, ``lag`` (per tree
-    {node: lag in messages}, the source absent), ``warmup`` (W), ``unit`` (U),
-    ``period`` (in units), ``runs``."""
+    Public attributes: ``table`` (the :class:`~steady.schedule.timetable.Timetable`),
+    ``platform``, ``forwarding``, ``source``, ``weights`` (λ_l), ``messages`` (M),
+    ``depth`` (per tree {node: depth}), ``height``, ``lag`` (per tree {node: lag in
+    messages}, the source absent), ``warmup`` (W), ``unit`` (ticks per time unit),
+    ``period`` (in ticks), ``runs``.  ``schedule`` may be a Timetable or a schedule
+    document (version 1 is read through its timed form)."""
 
     def __init__(self, schedule, forwarding: str = "period"):
         if forwarding not in FORWARDING:
             raise ValueError(f"forwarding rule {forwarding!r}: one of {FORWARDING}")
-        self.schedule = schedule
+        table = schedule if isinstance(schedule, Timetable) else Timetable.of(schedule)
+        self.table = table
         self.forwarding = forwarding
-        platform = schedule.platform
-        self.source = platform.source
-        self.weights = [t.weight for t in schedule.trees]
-        self.messages = schedule.messages_per_period
+        self.platform = table.platform
+        self.source = self.platform.source
+        self.weights = [t.weight for t in table.trees]
+        self.messages = table.messages
         self.tree_offset = [sum(self.weights[:l]) for l in range(len(self.weights))]
-        self.depth = [_depths(t.parent, platform.source) for t in schedule.trees]
+        self.depth = [_depths(t.parent, self.source) for t in table.trees]
         self.height = max((max(d.values()) for d in self.depth), default=0)
-        costs = {l.arc: l.cost for l in platform.links}
-        times = ([t.start for t in schedule.transfers]
-                 + [s.duration for s in schedule.steps])
-        self.unit = lcm_of_denominators(
-            [costs[t.arc] for t in schedule.all_transfers()] + times + [schedule.period])
-        self.period = int(schedule.period * self.unit)
-        self.runs = self._runs(costs)
-        # shared network links (issue 19): {arc: [(link id, c_l / c_arc)]}, and the
-        # same in integers {arc: [(link id, part, capacity)]} for the placements
-        self.links = link_shares(platform, {t.arc: 1 for t in schedule.all_transfers()})
-        parts, capacity = integer_shares(self.links)
+        self.unit = table.unit
+        self.period = table.period
+        self.period_time = table.period_time
+        self.throughput = Fraction(self.messages) / self.period_time
+        self.runs = [_Run(arc[0], arc[1], l, first, n, table.cost[arc], s)
+                     for s, arc, l, first, n in _timeline(table)]
+        # shared network links (issue 19): {arc: [(link id, part, capacity)]}
+        parts, capacity = table.shares()
         self.link_parts = {arc: [(lid, x, capacity[lid]) for lid, x in shares]
                            for arc, shares in parts.items()}
         if forwarding == "period":
             self.lag = [{v: (d - 1) * w for v, d in depth.items() if d}
                         for depth, w in zip(self.depth, self.weights)]
         else:
-            self.lag = self._pipelined_lags()
+            slots = sum(table.counts.values())
+            if slots > MAX_SLOTS:
+                raise TooManySlots(slots)
+            self.lag = table.lags()
         self.warmup = max((-(-lag // w) for l, w in enumerate(self.weights)
                            for lag in self.lag[l].values()), default=0)
-
-    # -- the time line -----------------------------------------------------------
-    def _runs(self, costs) -> list[_Run]:
-        """Runs in time-line order (by offset; a stable sort keeps every port's order:
-        within a v1 step, transfers on one link go one after the other)."""
-        placed, taken = [], {}
-        if self.schedule.version == TIMED:
-            timeline = [(t, int(t.start * self.unit)) for t in self.schedule.transfers]
-        else:
-            timeline, clock = [], 0
-            for step in self.schedule.steps:
-                busy = {}
-                for t in step.transfers:
-                    at = busy.get(t.arc, 0)
-                    busy[t.arc] = at + t.messages * int(costs[t.arc] * self.unit)
-                    timeline.append((t, clock + at))
-                clock += int(step.duration * self.unit)
-        order = sorted(range(len(timeline)), key=lambda i: timeline[i][1])
-        for i in order:
-            t, offset = timeline[i]
-            key = (t.tree, t.tail, t.head)
-            first = taken.get(key, 0)
-            taken[key] = first + t.messages
-            placed.append(_Run(t.tail, t.head, t.tree, first, t.messages,
-                               int(costs[t.arc] * self.unit), offset, i))
-        return placed
-
-    def _pipelined_lags(self) -> list[dict]:
-        """The smallest first-in-first-out lags under which the time line is causal
-        (the ``"pipelined"`` rule of the module docstring), tree by tree from the
-        source down."""
-        slots = sum(r.count for r in self.runs)
-        if slots > MAX_SLOTS:
-            raise TooManySlots(slots)
-        starts: dict = {}
-        ends: dict = {}
-        for r in self.runs:
-            key = (r.tree, r.tail, r.head)
-            s, e = starts.setdefault(key, []), ends.setdefault(key, [])
-            for k in range(r.count):
-                s.append(r.offset + k * r.cost)
-                e.append(r.offset + (k + 1) * r.cost)
-        lags = []
-        for l, tree in enumerate(self.schedule.trees):
-            parent = tree.parent
-            lag: dict = {}
-            for v in sorted(parent, key=lambda x: self.depth[l][x]):
-                u = parent[v]
-                if u == self.source:
-                    lag[v] = 0
-                    continue
-                # both lists are sorted: slots of one link go one after the other
-                lag[v] = lag[u] + hop_lag(ends[(l, parent[u], u)], starts[(l, u, v)])
-            lags.append(lag)
-        return lags
 
     # -- numbers -----------------------------------------------------------------
     def time(self, ticks: int) -> Fraction:
@@ -248,6 +174,19 @@ class PeriodicPattern:
                     n = min(hi, (b + 1) * w) - lo
                     yield p, run, b, k, n, lo - low
                     lo += n
+
+
+def _timeline(table: Timetable) -> list[tuple]:
+    """(offset, arc, tree, first slot, count) of every run, in time-line order (ties:
+    link, then tree), slots numbered per tree edge in the order of their starts."""
+    out = []
+    for (l, arc), rs in table.runs.items():
+        first = 0
+        for s, n in rs:
+            out.append((s, arc, l, first, n))
+            first += n
+    out.sort()
+    return out
 
 
 def _depths(parent: dict, source: str) -> dict:
@@ -426,11 +365,19 @@ def _placed(pattern, p, run, index: int, count: int, start: int):
         index, count, start = index + n, count - n, start + n * run.cost
 
 
-def to_blocks(pattern: PeriodicPattern, placed) -> list[Block]:
-    """Placed runs as :class:`Block` objects with exact times."""
-    return [Block(run.tail, run.head, run.tree, b, first, count, pattern.time(t),
-                  pattern.time(end), p, run.step)
-            for p, run, b, first, count, t, end in placed]
+def to_transfers(pattern: PeriodicPattern, placed, scale: int = 1) -> list[Transfer]:
+    """Placed runs as plan transfers of one message each (node indices, global message
+    numbers; message k of a run goes at its own time, cut-through), times multiplied by
+    ``scale``."""
+    index = {v: i for i, v in enumerate(pattern.platform.nodes)}
+    out = []
+    for p, run, b, first, count, t, end in placed:
+        g = pattern.message_id(b, run.tree, first)
+        c = run.cost * scale
+        tail, head = index[run.tail], index[run.head]
+        out += [Transfer(0, tail, head, g + k, 1, t * scale + k * c, c, run.tree)
+                for k in range(count)]
+    return out
 
 
 def _end(placed) -> int:
@@ -439,11 +386,12 @@ def _end(placed) -> int:
 
 @dataclass(frozen=True)
 class FiniteSchedule:
-    """B batches broadcast by warm-up, r steady periods and clean-up (002 §5.5)."""
+    """B batches broadcast by warm-up, r steady periods and clean-up (002 §5.5):
+    ``placed`` runs (period, run, batch, first, count, start, end), times in ticks."""
 
     batches: int
     messages: int
-    blocks: tuple
+    placed: tuple
     init_length: Fraction      # I: end of the warm-up (0 without one)
     steady_periods: int        # r
     cleanup_length: Fraction   # J
@@ -451,19 +399,65 @@ class FiniteSchedule:
 
 
 def finite_schedule(pattern: PeriodicPattern, batches: int, share=None,
-                    blocks: bool = True) -> FiniteSchedule:
+                    placed: bool = True) -> FiniteSchedule:
     """Batches 0..batches-1 (the last one possibly partial, see PeriodicPattern.limits):
     warm-up as soon as possible from 0, the steady periods as written from I, the
     clean-up as soon as possible from I + r·T.  With fewer than W batches the phases
-    overlap and the whole is placed as soon as possible.  ``blocks=False`` skips
-    materialising the blocks (and the steady periods): only the lengths."""
-    placed, i_ticks, clean_start, end = unrolled(
-        pattern, batches, share, pattern.warmup if blocks else batches)
+    overlap and the whole is placed as soon as possible.  ``placed=False`` skips
+    materialising the runs (and the steady periods): only the lengths."""
+    runs, i_ticks, clean_start, end = unrolled(
+        pattern, batches, share, pattern.warmup if placed else batches)
     r = max(batches - pattern.warmup, 0) if batches >= pattern.warmup else 0
     return FiniteSchedule(batches, sum(pattern.limits(batches, share)),
-                          tuple(to_blocks(pattern, placed)) if blocks else (),
+                          tuple(runs) if placed else (),
                           pattern.time(i_ticks), r, pattern.time(max(end - clean_start, 0)),
                           pattern.time(end))
+
+
+def share_for(pattern: PeriodicPattern, broadcasts: int) -> tuple[int, list[int] | None]:
+    """(B, share): the batches that carry ``broadcasts`` messages numbered 0..K-1, the
+    last one cut to its first K - (B-1)·M messages in tree order (None when whole)."""
+    m = pattern.messages
+    batches = -(-broadcasts // m)
+    rest = broadcasts - (batches - 1) * m
+    if rest == m:
+        return batches, None
+    return batches, [min(max(rest - off, 0), w)
+                     for off, w in zip(pattern.tree_offset, pattern.weights)]
+
+
+def periodic_plan(pattern: PeriodicPattern, batches: int, share=None, cleanup=None,
+                  about=None) -> Plan:
+    """The finite schedule of ``batches`` batches (:func:`finite_schedule`) as a checked
+    plan; with ``cleanup`` (a :class:`steady.simulate.rerouted.Cleanup` of these
+    batches) the clean-up is that one, from the end of the last steady period, instead
+    of the periods' own."""
+    finite = finite_schedule(pattern, batches, share)
+    runs = finite.placed
+    scale, shift = 1, 0
+    if cleanup is not None:
+        runs = [r for r in runs if r[0] < batches]
+        scale = cleanup.unit // pattern.unit
+        shift = int((finite.init_length + finite.steady_periods * pattern.period_time)
+                    * cleanup.unit)
+    transfers = to_transfers(pattern, runs, scale)
+    unit = pattern.unit * scale
+    if cleanup is not None:
+        index = {v: i for i, v in enumerate(pattern.platform.nodes)}
+        streams = len(pattern.weights)
+        transfers += [Transfer(0, index[u], index[v], g, 1, shift + s, e - s,
+                               streams + k)   # off the trees: a stream of its own
+                      for k, (u, v, g, s, e) in enumerate(cleanup.events)]
+    transfers.sort(key=lambda t: (t.release, t.tail, t.head, t.first))
+    transfers = tuple(t._replace(id=i) for i, t in enumerate(transfers))
+    nodes = tuple(pattern.platform.nodes)
+    info = {"period": pattern.period_time, "messages_per_period": pattern.messages,
+            "forwarding": pattern.forwarding, "warmup_periods": pattern.warmup,
+            "batches": batches, "cleanup": "routed afresh" if cleanup else "on the trees"}
+    info.update(about or {})
+    return checked(Plan("steady schedule", nodes, nodes.index(pattern.source),
+                        finite.messages, unit, transfers,
+                        max((t.end for t in transfers), default=0), info, pattern.platform))
 
 
 def unrolled(pattern: PeriodicPattern, batches: int, share=None, steady_from: int = 0):

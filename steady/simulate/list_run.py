@@ -1,9 +1,8 @@
-"""The broadcasts of a finite run list scheduled over weighted trees (ours; 002 §5.5
-remarks that warm-up and clean-up could be "shortened ... using parallel routing": here
-the whole run is routed that way).
+"""The broadcasts of a finite run list scheduled over weighted trees, as a plan (ours;
+002 §5.5 remarks that warm-up and clean-up could be "shortened ... using parallel
+routing": here the whole run is routed that way).
 
-A periodic schedule repeated with lags (:mod:`steady.simulate.unroll`,
-:mod:`steady.run.plan`) keeps the period's order in every period, so a message waits
+A periodic schedule repeated with lags (:mod:`steady.simulate.unroll`) keeps the period's order in every period, so a message waits
 at each hop for its tree's next slot: on trees 15 to 37 hops deep, warm-up and clean-up
 then cost 1.5 % to 8 % of a run.  A list run keeps only the *trees* of a schedule —
 which node forwards which broadcast to whom — and places the K·(|V| - 1) single-message
@@ -31,10 +30,12 @@ from __future__ import annotations
 import heapq
 from dataclasses import dataclass
 
+from ..network.rows import integer_shares, link_shares
 from ..numbers import lcm_of_denominators
-from .port_clock import PortClock
-from .timed import integer_shares, link_shares
-from .tree_order import _children, busier_port
+from ..schedule.list_schedule import busier_port
+from ..schedule.port_clock import PortClock
+from ..schedule.timetable import children_of
+from .plan import Plan, Transfer, checked
 
 Arc = tuple[str, str]
 
@@ -71,7 +72,7 @@ class ListRun:
 def list_run(platform, trees, messages: int) -> ListRun:
     """The list run (module docstring) of ``messages`` broadcasts over ``trees``
     [(parent map, weight)]."""
-    children = [_children(parent) for parent, _ in trees]
+    children = [children_of(parent) for parent, _ in trees]
     arcs = {(par, child) for parent, _ in trees for child, par in parent.items()}
     unit = lcm_of_denominators(platform.cost(*arc) for arc in arcs)
     cost = {arc: int(platform.cost(*arc) * unit) for arc in arcs}
@@ -79,24 +80,39 @@ def list_run(platform, trees, messages: int) -> ListRun:
     work_out, work_in = _work(trees, tree_of, cost)
     ready: dict[Arc, list[int]] = {arc: [] for arc in arcs}   # heaps, oldest first
     out_arcs: dict[str, list[Arc]] = {}
+    in_arcs: dict[str, list[Arc]] = {}
     for arc in sorted(arcs):
         out_arcs.setdefault(arc[0], []).append(arc)
+        in_arcs.setdefault(arc[1], []).append(arc)
     source = platform.source
     for x, l in enumerate(tree_of):
         for child in children[l].get(source, ()):
             ready[(source, child)].append(x)   # increasing: already a heap
-    clock = PortClock(*integer_shares(link_shares(platform, arcs)))
+    parts, capacity = integer_shares(link_shares(platform, arcs))
+    on_link: dict[str, list[Arc]] = {}
+    for arc, shares in parts.items():
+        for lid, _ in shares:
+            on_link.setdefault(lid, []).append(arc)
+    clock = PortClock(parts, capacity)
     sends: list = []
     left = messages * (len(platform.nodes) - 1)
+    touched = set(arcs)
     while left:
-        t, arrived = clock.advance()
-        for v, x in arrived:   # broadcast x is at v: its tree's links out of v may send it
+        t, ended = clock.advance()
+        for u, v, x in ended:   # broadcast x is at v: its tree's links out of v may send it
+            touched.update(out_arcs.get(u, ()))
+            touched.update(in_arcs.get(v, ()))
+            touched.update(out_arcs.get(v, ()))
+            for lid, _ in parts.get((u, v), ()):
+                touched.update(on_link[lid])
             for child in children[tree_of[x]].get(v, ()):
                 heapq.heappush(ready[(v, child)], x)
-        candidates = sorted((busier_port(work_out[u], work_in[arc[1]]), ready[arc][0], arc)
-                            for u in work_out if u not in clock.busy_out
-                            for arc in out_arcs.get(u, ())
-                            if ready[arc] and arc[1] not in clock.busy_in)
+        # Only a pair that an event touched can have become free to send: the others
+        # were busy, empty or refused at the last event, and nothing of theirs changed.
+        candidates = sorted((busier_port(work_out[arc[0]], work_in[arc[1]]), ready[arc][0],
+                             arc) for arc in touched
+                            if ready[arc] and clock.free(*arc))
+        touched = set()
         for _, _, arc in candidates:
             if not clock.free(*arc):
                 continue
@@ -133,3 +149,20 @@ def _work(trees, tree_of, cost) -> tuple[dict, dict]:
             work = work_out if side == "out" else work_in
             work[v] = work.get(v, 0) + c * uses[l]
     return work_out, work_in
+
+
+def list_plan(platform, trees, broadcasts: int, about=None) -> Plan:
+    """The list run of ``broadcasts`` broadcasts over ``trees`` [(parent map, weight)]
+    as a checked plan of single-message transfers."""
+    run = list_run(platform, trees, broadcasts)
+    index = {v: i for i, v in enumerate(platform.nodes)}
+    transfers = sorted((Transfer(0, index[u], index[v], x, 1, start, run.cost[(u, v)],
+                                 run.tree_of[x]) for u, v, x, start in run.sends),
+                       key=lambda t: (t.release, t.tail, t.head, t.first))
+    transfers = tuple(t._replace(id=i) for i, t in enumerate(transfers))
+    info = {"forwarding": "listed", "messages_per_period": sum(w for _, w in trees)}
+    info.update(about or {})
+    nodes = tuple(platform.nodes)
+    return checked(Plan("steady schedule", nodes, index[platform.source], broadcasts,
+                        run.unit, transfers, max((t.end for t in transfers), default=0),
+                        info, platform))

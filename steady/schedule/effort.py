@@ -1,0 +1,105 @@
+"""How much searching a timed schedule or a finite-horizon plan may do (ours).
+
+Every search in :mod:`steady.schedule` and :mod:`steady.simulate` is bounded by
+deterministic work -- list-schedule placements, exchanges of regrown trees, the
+solvers' branch-and-bound nodes or deterministic time -- never by wall-clock time, so
+the same input gives the same file on any machine at any load.  An :class:`Effort`
+gathers those bounds; three levels are named:
+
+``fast``
+    one family of trees, the list schedule with few rounds, trees regrown with a small
+    exchange budget, a short ladder of periods: seconds on 65 nodes;
+``default``
+    what ``steady schedule --max-messages`` and ``steady simulate`` do unless told:
+    the layers that pay for their time on generated 50- to 65-node platforms
+    (benchmarks/layers.py measures each);
+``thorough``
+    adds what buys little for much: a second family of optimal trees, link counts chosen
+    over the cuts by a MILP for short periods, port orders searched by CP-SAT, both
+    regrowths, a longer ladder: minutes on 65 nodes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+
+@dataclass(frozen=True)
+class Effort:
+    """The work bounds of one effort level (see the module docstring)."""
+
+    name: str
+    #: Tree families built on (1: the optimum's trees; 2: also the cut method's).
+    families: int
+    #: Rounds per priority rule of the list schedule, at most.
+    list_rounds: int
+    #: The same for counts tight on many ports (searched over the cuts), where later
+    #: rounds close the gaps the first leave.
+    tight_rounds: int
+    #: Priority rules that get rounds after the first (the best of the first round).
+    round_rules: int
+    #: Placements of one list-schedule run before a placement carries several messages.
+    run_placements: int
+    #: Placements of all the list-schedule runs of one timetable together.
+    all_placements: int
+    #: Tree weights improved by the bounded Dinkelbach MILP of :mod:`.packing`.
+    dinkelbach: bool
+    #: Kicks of the local search over the cuts for link counts (:mod:`.count_search`);
+    #: None: no search.
+    count_kicks: int | None
+    #: Link counts chosen over the cuts by a MILP (short periods only).
+    cut_counts: bool
+    #: CP-SAT's deterministic time per port-order search (0: no search).
+    order_search: float
+    #: Exchanges the regrowth of trees may evaluate (0: trees are not regrown).
+    swap_moves: int
+    #: Regrow through the idle slots too, and also without them (both counted).
+    regrow_both: bool
+    #: Messages per period tried by the finite-horizon chooser, increasing.
+    ladder: tuple
+    #: Timetables of the ladder whose trees are regrown (the most promising ones).
+    regrown: int
+    #: Stop the ladder after this many values in a row that do not beat the best.
+    patience: int
+    #: Also try the list run (no periods) on the trees of the best ratio.
+    list_run: bool
+    #: Candidates (the best under pipelined forwarding) whose clean-up is also routed
+    #: afresh.
+    routed: int
+    #: Also count the period rule (002 §5.5's "one period later"), which pipelined
+    #: forwarding never lags behind.
+    period_rule: bool
+
+    def but(self, **changes) -> "Effort":
+        """This level with some bounds changed (benchmarks switch layers this way)."""
+        return replace(self, **changes)
+
+
+FAST = Effort("fast", families=1, list_rounds=2, tight_rounds=8, round_rules=1, run_placements=200_000,
+              all_placements=400_000, dinkelbach=False, count_kicks=0, cut_counts=False, order_search=0.0,
+              swap_moves=10_000, regrow_both=False,
+              ladder=(2, 5, 10, 20, 40), regrown=1, patience=2, list_run=False,
+              routed=1, period_rule=False)
+DEFAULT = Effort("default", families=1, list_rounds=8, tight_rounds=40, round_rules=2, run_placements=400_000,
+                 all_placements=800_000, dinkelbach=True, count_kicks=20, cut_counts=False, order_search=0.0,
+                 swap_moves=30_000, regrow_both=False,
+                 ladder=(1, 2, 4, 8, 12, 16, 24, 32, 48, 64, 100, 200, 500, 1000),
+                 regrown=3, patience=3, list_run=True, routed=4, period_rule=False)
+THOROUGH = Effort("thorough", families=2, list_rounds=40, tight_rounds=200, round_rules=8, run_placements=400_000,
+                  all_placements=1_200_000, dinkelbach=True, count_kicks=100, cut_counts=True, order_search=2.0,
+                  swap_moves=300_000, regrow_both=True,
+                  ladder=(1, 2, 3, 5, 8, 10, 12, 15, 20, 24, 30, 40, 50, 70, 100, 200,
+                          500, 1000),
+                  regrown=8, patience=7, list_run=True, routed=12, period_rule=True)
+
+LEVELS = {e.name: e for e in (FAST, DEFAULT, THOROUGH)}
+
+
+def effort(name_or_effort) -> Effort:
+    """An :class:`Effort` from its name (``fast``, ``default``, ``thorough``) or itself."""
+    if isinstance(name_or_effort, Effort):
+        return name_or_effort
+    try:
+        return LEVELS[name_or_effort or "default"]
+    except KeyError:
+        raise ValueError(f"effort {name_or_effort!r}: one of {', '.join(LEVELS)}") from None

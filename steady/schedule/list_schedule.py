@@ -1,0 +1,254 @@
+"""A period's timetable by list scheduling (ours; step 3 of the timed schedules of
+:mod:`.timed`, 002 §5.4.2 leaving the order inside a period free).
+
+Given integer trees (messages per period per tree), every link carries a known count;
+the timetable places those messages in exact integer ticks: whenever ports are free,
+free (out-port, in-port) pairs with messages left are matched greedily by a priority of
+their remaining work, ``chunk`` messages at a time; a message waits for every shared
+network link on its route to have room (the transfers in progress hold at most its
+capacity).  Several priority rules (:data:`PRIORITIES`) and rounds are tried (a port
+that ended after the largest load gains that much priority in the next round), the
+shortest period kept (then the fewest transfers).  The period is the makespan, never
+below the largest load (checked exactly).  With shared links and equal link costs,
+rounds (:mod:`.rounds`: König matchings, Kempe swaps until every link fits) replace it
+when they end earlier.  The events are those of :class:`.port_clock.PortClock`.
+
+Work: the rules, rounds and chunk size follow from the number of messages and the
+effort's placement budgets (:func:`runs_plan`), never from time.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+
+from ..network.rows import integer_shares, link_shares
+from .port_clock import PortClock
+from .rounds import link_rounds, rounds_needed
+from .timetable import Timetable, extend_runs, loads_of, ticks_per_unit
+
+Arc = tuple[str, str]
+
+
+def busier_port(out_work: int, in_work: int):
+    """Priority of a free port pair (smallest first): the busier port's remaining work,
+    most first — the port with least slack before the period's lower bound."""
+    return -max(out_work, in_work)
+
+
+def both_ports(out_work: int, in_work: int):
+    """Priority of a free port pair: the two ports' remaining work together, most first
+    (it idles a tight port less often than :func:`busier_port` when many ports are
+    tight; neither is better everywhere, so both are tried)."""
+    return -(out_work + in_work)
+
+
+#: The priority rules, each tried: (key, stick); with ``stick`` a link that is sending
+#: counts one more chunk of work, so it tends to go on (fewer, longer transfers).
+PRIORITIES = ((busier_port, False), (both_ports, True), (both_ports, False),
+              (busier_port, True))
+
+
+def list_schedule(platform, trees, effort) -> Timetable:
+    """The timetable of ``trees`` [(parent map, messages per period)] (module
+    docstring), within ``effort``'s placement budgets (:class:`.effort.Effort`)."""
+    used: dict[Arc, int] = {}
+    for parent, w in trees:
+        for child, par in parent.items():
+            used[(par, child)] = used.get((par, child), 0) + w
+    unit = ticks_per_unit(platform, used)
+    cost = {arc: int(platform.cost(*arc) * unit) for arc in used}
+    messages = sum(w for _, w in trees)
+    budget = 4 * messages + len(used)   # transfers: ~300 bytes of file per message
+    # makespans are whole ticks: a shared link's load may not be
+    lower = math.ceil(max(loads_of(platform, used).values()) * unit)
+    links = link_shares(platform, used)
+    rules, rounds, chunk = runs_plan(sum(used.values()), effort)
+    plans = [(key, stick, first) for first in ((False, True) if links else (False,))
+             for key, stick in PRIORITIES]
+    best = None
+    states = []   # per rule: [its best makespan, rule, boost, rounds stale]
+    for plan in plans[:rules]:
+        if best is not None and best[0] == lower:
+            break
+        state = [None, plan, {}, 0]
+        best = _round(state, best, used, cost, chunk, links, lower, budget)
+        states.append(state)
+    # further rounds only for the rules that did best: each round gives the ports that
+    # ended late that much priority in the next
+    states.sort(key=lambda state: state[0])
+    for state in states[:effort.round_rules]:
+        for _ in range(rounds - 1):
+            if best[0] == lower or state[3] >= STALE_ROUNDS:
+                break
+            best = _round(state, best, used, cost, chunk, links, lower, budget)
+    if links and best[0] > lower:
+        found = _link_rounds(used, cost, links, best[0])
+        if found is not None:
+            best = found
+    makespan, _, runs = best
+    table = Timetable.from_arc_runs(platform, trees, runs, makespan, unit)
+    table.check()
+    return table
+
+
+#: A priority rule's rounds stop after this many in a row end no earlier than its best.
+STALE_ROUNDS = 6
+
+
+def _round(state, best, used, cost, chunk, links, lower: int, budget: int):
+    """One greedy run under ``state``'s rule and boosts; ``state`` and the best
+    (makespan, transfers, runs) so far updated (the best returned)."""
+    key, stick, link_first = state[1]
+    runs = greedy_runs(used, cost, key, state[2], stick, chunk, links, link_first)
+    ends = _port_ends(runs, cost)
+    makespan = max(ends.values())
+    pieces = sum(len(rs) for rs in runs.values())
+    if best is None or (pieces <= budget and (makespan, pieces) < best[:2]):
+        best = (makespan, pieces, runs)
+    state[3] = 0 if state[0] is None or makespan < state[0] else state[3] + 1
+    state[0] = makespan if state[0] is None else min(state[0], makespan)
+    for port, end in ends.items():   # ports that ended late go first next round
+        if end > lower:
+            state[2][port] = state[2].get(port, 0) + end - lower
+    return best
+
+
+def runs_plan(sends: int, effort) -> tuple[int, int, int]:
+    """(priority rules, rounds per rule, messages per placement) for ``sends`` message
+    transmissions per period: single messages up to ``effort.run_placements`` per run,
+    chunks beyond; up to ``effort.list_rounds`` rounds per rule while a rule's rounds
+    fit in a third of ``effort.all_placements``; as many rules as the whole budget
+    allows (at least one)."""
+    chunk = -(-sends // effort.run_placements)
+    placements = -(-sends // chunk)
+    rules = max(1, min(2 * len(PRIORITIES), effort.all_placements // placements))
+    rounds = max(1, min(effort.list_rounds, effort.all_placements // 3 // max(1, sends)))
+    return rules, rounds, chunk
+
+
+def greedy_runs(used: dict[Arc, int], cost: dict[Arc, int], key=busier_port, boost=None,
+                stick: bool = False, chunk: int = 1, links=None,
+                link_first: bool = False) -> dict[Arc, list]:
+    """{arc: [[start, messages], ...]} in integer ticks: ``chunk`` messages at a time
+    (fewer when fewer are left) on matched idle port pairs, by ``key`` of the two ports'
+    remaining work (plus ``boost``; plus one chunk's work for a link that is sending
+    when ``stick``); on ties the link that just sent goes on; a chunk that follows the
+    previous one on its link extends that run.  With ``links``
+    (:func:`steady.network.rows.link_shares`) a chunk also waits until every shared link
+    on its route has room for it; with ``link_first`` too, the remaining work of a
+    shared link on the route counts as the receiving port's when it is larger."""
+    boost = boost or {}
+    left = dict(used)
+    work_out: dict[str, int] = {}
+    work_in: dict[str, int] = {}
+    live_out: dict[str, list] = {}   # links with messages left, by tail and by head
+    live_in: dict[str, list] = {}
+    for (u, v), k in sorted(used.items()):
+        work_out[u] = work_out.get(u, 0) + k * cost[(u, v)]
+        work_in[v] = work_in.get(v, 0) + k * cost[(u, v)]
+        live_out.setdefault(u, []).append((u, v))
+        live_in.setdefault(v, []).append((u, v))
+    parts, capacity = integer_shares(links or {})
+    clock = PortClock(parts, capacity)
+    work_link: dict[str, int] = {}   # shared link -> work left, in ticks x its capacity
+    for arc, shares in parts.items():
+        for lid, share in shares:
+            work_link[lid] = work_link.get(lid, 0) + used[arc] * cost[arc] * share
+    idle_out, idle_in = set(work_out), set(work_in)
+    runs: dict[Arc, list] = {arc: [] for arc in used}
+    pending = sum(left.values())
+    while pending:
+        t, ended = clock.advance()
+        for u, v, _ in ended:
+            idle_out.add(u)
+            idle_in.add(v)
+        if len(idle_out) <= len(idle_in):
+            pairs = (arc for u in idle_out for arc in live_out[u] if arc[1] in idle_in)
+        else:
+            pairs = (arc for v in idle_in for arc in live_in[v] if arc[0] in idle_out)
+        candidates = []
+        for arc in pairs:
+            u, v = arc
+            last = runs[arc][-1] if runs[arc] else None
+            going_on = last is not None and last[0] + last[1] * cost[arc] == t
+            extra = min(chunk, left[arc]) * cost[arc] if going_on and stick else 0
+            inward = work_in[v] + boost.get(("in", v), 0)
+            if link_first and arc in parts:   # a busy shared link counts like a busy port
+                inward = max(inward, max(work_link[lid] // capacity[lid]
+                                         for lid, _ in parts[arc]))
+            candidates.append((key(work_out[u] + boost.get(("out", u), 0) + extra,
+                                   inward + extra), not going_on, arc))
+        candidates.sort()
+        for _, _, arc in candidates:
+            u, v = arc
+            if u not in idle_out or v not in idle_in or clock.full(arc):
+                continue   # a link in use ends a transfer later: an event comes
+            k = min(chunk, left[arc])
+            c = cost[arc]
+            left[arc] -= k
+            pending -= k
+            work_out[u] -= k * c
+            work_in[v] -= k * c
+            for lid, share in parts.get(arc, ()):
+                work_link[lid] -= k * c * share
+            if not left[arc]:
+                live_out[u].remove(arc)
+                live_in[v].remove(arc)
+            idle_out.discard(u)
+            idle_in.discard(v)
+            clock.start(arc, t + k * c, None)
+            extend_runs(runs[arc], t, k, c)
+        if pending and not clock:   # pragma: no cover - a free pair always exists
+            raise AssertionError("list schedule stalled with messages left")
+    return runs
+
+
+def _port_ends(runs, cost) -> dict[tuple[str, str], int]:
+    """When each port's last transfer ends."""
+    ends: dict[tuple[str, str], int] = {}
+    for (u, v), rs in runs.items():
+        for start, count in rs[-1:]:
+            end = start + count * cost[(u, v)]
+            ends[("out", u)] = max(ends.get(("out", u), 0), end)
+            ends[("in", v)] = max(ends.get(("in", v), 0), end)
+    return ends
+
+
+def _link_rounds(used, cost, links, makespan: int):
+    """(makespan, pieces, runs) of a timetable in rounds (:mod:`.rounds`) when every
+    used link costs the same and its rounds end before ``makespan``; else None.  Rounds
+    that share arcs are put next to each other, so that their transfers merge."""
+    if len(set(cost.values())) != 1:
+        return None
+    c = next(iter(cost.values()))
+    parts, capacity = integer_shares(links)
+    need = rounds_needed(used, parts, capacity)
+    if need * c >= makespan:
+        return None
+    found = link_rounds(used, parts, capacity, need)
+    if found is None:
+        return None
+    runs: dict[Arc, list] = {arc: [] for arc in used}
+    for i, arcs in enumerate(_chained(found)):
+        for arc in sorted(arcs):
+            extend_runs(runs[arc], i * c, 1, c)
+    return need * c, sum(map(len, runs.values())), runs
+
+
+#: Rounds that :func:`_chained` orders (its work grows with their square).
+CHAIN_ROUNDS = 1_000
+
+
+def _chained(rounds: list[set]) -> list[set]:
+    """The rounds in an order where each shares the most arcs with the one before
+    (greedy; up to :data:`CHAIN_ROUNDS` rounds, else as they are)."""
+    if len(rounds) > CHAIN_ROUNDS:
+        return rounds
+    left = list(range(1, len(rounds)))
+    order = [0]
+    while left:
+        last = rounds[order[-1]]
+        i = max(range(len(left)), key=lambda j: (len(last & rounds[left[j]]), -j))
+        order.append(left.pop(i))
+    return [rounds[i] for i in order]
