@@ -275,3 +275,35 @@ def test_each_tree_family_is_an_optimum_and_the_best_is_kept(platform, m):
         if trees:
             table = _timed_from(platform, result, trees, m, THOROUGH)[0]
             assert Fraction(table.messages * table.unit, table.period) <= schedule.throughput
+
+
+_BYTES = """
+import hashlib
+from steady.generators import mesh_platform
+from steady.schedule.timed import timed_schedule
+from steady.throughput import throughput
+platform = mesh_platform(16, seed=1)
+result = throughput(platform, "trees")
+for effort in ("fast", "default", "thorough"):
+    schedule, _ = timed_schedule(platform, result, 7, effort)
+    print(effort, hashlib.sha256(schedule.to_json().encode()).hexdigest())
+"""
+
+
+@pytest.mark.slow
+def test_the_same_bytes_whatever_the_string_hashing():
+    """Determinism across processes: the files of a 16-node mesh at M = 7, at each
+    effort, do not depend on Python's string hashing (set and dict orders of node
+    names), which an in-process repetition cannot see."""
+    import os
+    import subprocess
+    import sys
+
+    outputs = []
+    for seed in ("1", "2"):
+        env = dict(os.environ, PYTHONHASHSEED=seed)
+        done = subprocess.run([sys.executable, "-c", _BYTES], env=env, check=True,
+                              capture_output=True, text=True)
+        outputs.append(done.stdout)
+    assert outputs[0] == outputs[1]
+    assert len(outputs[0].splitlines()) == 3
