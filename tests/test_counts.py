@@ -4,7 +4,7 @@ thorough effort only; proofs/timed-schedule.md, "Counts chosen over the cuts")."
 from __future__ import annotations
 
 import pytest
-from hypothesis import assume, given, settings, strategies as st
+from hypothesis import given, settings, strategies as st
 
 import steady.schedule.cut_counts as cut_module
 import steady.schedule.timed as timed
@@ -45,16 +45,25 @@ def test_counts_hold_n_arborescences(platform, n, spread):
         assert largest_load(platform, counts) <= largest_load(platform, rounded) * (1 + 1e-9)
 
 
-@settings(max_examples=15)
-@given(platforms(max_nodes=6), st.integers(2, 20))
-def test_thorough_schedules_never_lose_to_those_without_the_cuts(platform, m):
+#: (nodes, seed, M) of random_platform(nodes, 0.3, seed) where thorough effort without
+#: the MILP stays below ratio 1, so that the MILP is tried (drawn at random, 9 of 30 were;
+#: on the last three its counts win: 0.9842 -> 0.9928, 0.9910 -> 0.9963, 0.9581 -> 0.9917).
+BELOW_ONE = [(6, 416, 19), (7, 7174, 17), (10, 6915, 18), (10, 1638, 7), (10, 8181, 18),
+             (10, 6139, 4)]
+
+
+@settings(max_examples=6)
+@given(st.sampled_from(BELOW_ONE))
+def test_thorough_schedules_never_lose_to_those_without_the_cuts(case):
     """At thorough effort timed_schedule keeps the better of its other constructions and
-    the counts over the cuts: its certified ratio is at least that of the same effort
-    without the MILP, its file verifies, and the ratio stays <= 1.  (Examples where the
-    other constructions reach 1 are discarded: there the MILP is not tried.)"""
+    the counts over the cuts: on platforms where the others stay below 1 (so the MILP
+    runs), its certified ratio is at least that of the same effort without the MILP,
+    its file verifies, and the ratio stays <= 1."""
+    nodes, seed, m = case
+    platform = random_platform(nodes, 0.3, seed=seed)
     result = throughput(platform, "trees")
     _, without = timed_schedule(platform, result, m, THOROUGH.but(cut_counts=False))
-    assume(without["ratio"] < 1)
+    assert without["ratio"] < 1
     schedule, stats = timed_schedule(platform, result, m, THOROUGH)
     report = verify(platform, schedule)
     assert report.ok, report.violations[:3]
