@@ -33,8 +33,8 @@ KINDS = ("list schedule", "timed", "regrown")
 @st.composite
 def timetables(draw, min_nodes: int = 2, max_nodes: int = 6):
     """(platform, exact optimum, timetable): the list schedule of drawn weights on the
-    optimum's trees (at a drawn effort), the timed construction for a drawn M, or the
-    latter's trees regrown through its slots (with or without idle slots)."""
+    optimum's trees, the timed construction for a drawn M (both at a drawn effort), or
+    the latter's trees regrown through its slots (with or without idle slots)."""
     platform = draw(platforms(min_nodes=min_nodes, max_nodes=max_nodes))
     result = throughput(platform, "trees")
     kind = draw(st.sampled_from(KINDS))
@@ -47,7 +47,7 @@ def timetables(draw, min_nodes: int = 2, max_nodes: int = 6):
         table = list_schedule(platform, [(p, w) for (p, _), w in zip(trees, weights) if w],
                               effort)
     else:
-        table, _ = timed_timetable(platform, result, draw(st.integers(1, 20)), FAST)
+        table, _ = timed_timetable(platform, result, draw(st.integers(1, 20)), effort)
         if kind == "regrown":
             again = regrown(table, 2_000, idle=draw(st.booleans()))
             assume(isinstance(again, Timetable))   # beyond its work bound: not ours here
