@@ -1,24 +1,31 @@
-"""Integer counts chosen over the cuts (steady.schedule.counts; proofs/timed-schedule.md,
-"Counts chosen over the cuts")."""
+"""Integer counts chosen over the cuts by a MILP (steady.schedule.cut_counts, used at
+thorough effort only; proofs/timed-schedule.md, "Counts chosen over the cuts")."""
 
 from __future__ import annotations
 
-from fractions import Fraction
-
+import pytest
 from hypothesis import given, settings, strategies as st
 
-import steady.schedule.counts as counts_module
+import steady.schedule.cut_counts as cut_module
 import steady.schedule.timed as timed
 from steady.generators import mesh_platform, random_platform
 from steady.schedule.branchings import root_connectivity, weighted_branchings
-from steady.schedule.counts import CutPool, cut_counts, short_cuts
-from steady.schedule.timed import link_rates, port_loads, rounded_counts, timed_schedule
+from steady.schedule.counts import link_rates, merged, rounded_counts
+from steady.schedule.cut_counts import CutPool, cut_counts, short_cuts
+from steady.schedule.effort import DEFAULT, THOROUGH
+from steady.schedule.list_schedule import list_schedule
+from steady.schedule.timed import timed_schedule, timed_timetable
+from steady.schedule.timetable import loads_of
 from steady.strategies import platforms
 from steady.throughput import throughput
 from steady.verify import verify
 
 
-@settings(max_examples=25, deadline=None)
+def largest_load(platform, counts):
+    return max(loads_of(platform, counts).values())
+
+
+@settings(max_examples=25)
 @given(platforms(max_nodes=7), st.integers(2, 30), st.sampled_from(timed.CUT_SPREADS))
 def test_counts_hold_n_arborescences(platform, n, spread):
     """Claim: what cut_counts returns has root-connectivity >= N (so N arborescences
@@ -35,59 +42,70 @@ def test_counts_hold_n_arborescences(platform, n, spread):
         rounded = rounded_counts(link_rates(result.trees), result.throughput, n)
         # the MILP minimises the largest load over a set that holds the rounded counts;
         # in floats, so equal loads may come out a hair apart
-        assert (max(port_loads(platform, counts).values())
-                <= max(port_loads(platform, rounded).values()) * (1 + 1e-9))
+        assert largest_load(platform, counts) <= largest_load(platform, rounded) * (1 + 1e-9)
 
 
-@settings(max_examples=15, deadline=None)
-@given(platforms(max_nodes=6), st.integers(2, 20))
-def test_timed_schedules_never_lose_to_the_rounded_counts(platform, m):
-    """timed_schedule keeps the better of the rounded construction and the counts over
-    the cuts: its certified ratio is at least the rounded construction's, its file
-    verifies, and the ratio stays <= 1."""
+#: (nodes, seed, M) of random_platform(nodes, 0.3, seed) where thorough effort without
+#: the MILP stays below ratio 1, so that the MILP is tried (drawn at random, 9 of 30 were;
+#: on the last three its counts win: 0.9842 -> 0.9928, 0.9910 -> 0.9963, 0.9581 -> 0.9917).
+BELOW_ONE = [(6, 416, 19), (7, 7174, 17), (10, 6915, 18), (10, 1638, 7), (10, 8181, 18),
+             (10, 6139, 4)]
+
+
+@settings(max_examples=6)
+@given(st.sampled_from(BELOW_ONE))
+def test_thorough_schedules_never_lose_to_those_without_the_cuts(case):
+    """At thorough effort timed_schedule keeps the better of its other constructions and
+    the counts over the cuts: on platforms where the others stay below 1 (so the MILP
+    runs), its certified ratio is at least that of the same effort without the MILP,
+    its file verifies, and the ratio stays <= 1."""
+    nodes, seed, m = case
+    platform = random_platform(nodes, 0.3, seed=seed)
     result = throughput(platform, "trees")
-    schedule, stats = timed_schedule(platform, result, m)
+    _, without = timed_schedule(platform, result, m, THOROUGH.but(cut_counts=False))
+    assert without["ratio"] < 1
+    schedule, stats = timed_schedule(platform, result, m, THOROUGH)
     report = verify(platform, schedule)
     assert report.ok, report.violations[:3]
-    old = timed.CUT_MESSAGES
-    timed.CUT_MESSAGES = 0
-    try:
-        _, rounded = timed_schedule(platform, result, m)
-    finally:
-        timed.CUT_MESSAGES = old
-    assert rounded["ratio"] <= stats["ratio"] == report.ratio <= 1
+    assert without["ratio"] <= stats["ratio"] == report.ratio <= 1
 
 
-def test_a_30_node_platform_gains_at_19_messages(monkeypatch):
-    """Random 30 nodes (d 0.1, seed 2) at M = 19: the rounded counts give 0.9952; the
-    counts over the cuts bound the ratio by exactly 1; :data:`timed.CUT_ROUNDS` rounds
-    of the list schedule reach it, the default :data:`timed.LIST_ROUNDS` without the
-    search of the ports' orders (steady.schedule.order_search) do not (0.9963 on the
-    counts of CUT_NODES alone, 0.9952 on those the deeper solve finds)."""
+@pytest.mark.slow
+def test_a_30_node_platform_gains_at_19_messages_at_thorough_effort():
+    """Random 30 nodes (d 0.1, seed 2) at M = 19: the counts over the cuts bound the
+    ratio by exactly 1, and the list schedule with thorough's rounds for tight counts
+    (``tight_rounds``) reaches it, where default's ``list_rounds`` ends 3.4 % later
+    (0.9662).  The thorough pipeline keeps those counts (ratio 1, verified); the default
+    one, without the MILP, does not reach 1 (0.9834 measured)."""
     platform = random_platform(30, 0.1, seed=2)
     result = throughput(platform, "trees")
-    pool = CutPool()
-    counts = cut_counts(platform, 19, pool)
-    assert 19 == result.throughput * max(port_loads(platform, counts).values())
-    schedule, stats = timed_schedule(platform, result, 19)
+    counts = cut_counts(platform, 19, CutPool())
+    assert 19 == result.throughput * largest_load(platform, counts)
+    weights = merged(weighted_branchings(platform, counts, 19))
+    tight = list_schedule(platform, weights, THOROUGH.but(list_rounds=THOROUGH.tight_rounds))
+    assert tight.period == tight.lower   # the counts' largest port load
+    few = list_schedule(platform, weights, DEFAULT)
+    assert few.period > few.lower
+    schedule, stats = timed_schedule(platform, result, 19, THOROUGH)
     assert stats["construction"].startswith("counts chosen over the cuts")
+    assert stats["trees_from"] == timed.CUT_TREES
     assert verify(platform, schedule).ratio == stats["ratio"] == 1
-    monkeypatch.setattr(timed, "CUT_ROUNDS", timed.LIST_ROUNDS)
-    monkeypatch.setattr(timed, "searched_runs", lambda *args: None)
-    fewer = timed_schedule(platform, result, 19)[1]["ratio"]
-    assert Fraction(995, 1000) <= fewer < 1
-    monkeypatch.setattr(timed, "CUT_MESSAGES", 0)
-    assert timed_schedule(platform, result, 19)[1]["ratio"] < Fraction(996, 1000)
+    assert timed_timetable(platform, result, 19, DEFAULT)[1]["ratio"] < 1
 
 
-@given(st.integers(1, 10**7), st.none() | st.integers(1, 200))
-def test_the_list_schedule_rounds_stay_within_their_budget(sends, most):
-    """At most ``most`` (default LIST_ROUNDS) rounds per rule, at least one, and more
-    than one only while their placements fit ROUND_PLACEMENTS."""
-    rules, rounds, chunk = timed._runs_plan(*((sends,) if most is None else (sends, most)))
-    assert 1 <= rounds <= (timed.LIST_ROUNDS if most is None else most)
-    assert rounds == 1 or rounds * sends <= timed.ROUND_PLACEMENTS
-    assert rules >= 1 and -(-sends // chunk) <= timed.RUN_PLACEMENTS
+def test_below_thorough_effort_no_milp_is_solved(monkeypatch):
+    """The MILP runs at thorough effort only: at fast and default, cut_counts is never
+    called (random 10 nodes, seed 1, M = 5)."""
+    platform = random_platform(10, 0.3, seed=1)
+    result = throughput(platform, "trees")
+    calls = []
+    real = timed.cut_counts
+    monkeypatch.setattr(timed, "cut_counts", lambda *a, **k: calls.append(a) or real(*a, **k))
+    for effort in ("fast", "default"):
+        timed_timetable(platform, result, 5, effort)
+    assert calls == []
+    timed_timetable(platform, result, 5, THOROUGH)
+    assert calls and all(args[1] == 5 for args in calls)
 
 
 def test_short_cuts_name_the_cut_a_count_vector_misses():
@@ -125,8 +143,7 @@ def test_the_deeper_solve_lowers_the_largest_port_load(monkeypatch):
     pass the exact check)."""
     platform = mesh_platform(20, seed=2)
     deep = cut_counts(platform, 20)
-    monkeypatch.setattr(counts_module, "POLISH_NODES", counts_module.CUT_NODES)
+    monkeypatch.setattr(cut_module, "POLISH_NODES", cut_module.CUT_NODES)
     shallow = cut_counts(platform, 20)
     assert short_cuts(platform, deep, 20) == short_cuts(platform, shallow, 20) == []
-    assert (max(port_loads(platform, deep).values())
-            < max(port_loads(platform, shallow).values()))
+    assert largest_load(platform, deep) < largest_load(platform, shallow)

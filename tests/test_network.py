@@ -8,7 +8,7 @@ from dataclasses import replace
 from fractions import Fraction
 
 import pytest
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from steady import InputError, Platform
@@ -170,7 +170,7 @@ def networked(draw, sharing=SHARED, cheap=False, max_nodes=5):
     return p, Platform(p.source, p.links, p.nodes, p.name, network=net)
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=40)
 @given(networked(), st.sampled_from(["cuts", "trees"]))
 def test_adding_link_rows_never_raises_the_throughput(pair, method):
     """Claim 1 of proofs/network-links.md: a link row only removes solutions."""
@@ -180,7 +180,7 @@ def test_adding_link_rows_never_raises_the_throughput(pair, method):
     assert check(wired, r).ok
 
 
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=30)
 @given(networked(sharing=FATPIPE))
 def test_fatpipes_no_dearer_than_their_arcs_change_nothing(pair):
     """Claim 1 again: a fatpipe bounds each transfer alone, which its arc's cost (never
@@ -193,7 +193,7 @@ def test_fatpipes_no_dearer_than_their_arcs_change_nothing(pair):
     assert verify(wired, schedule).ok
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=25)
 @given(st.data())
 def test_verify_rejects_a_step_overloading_a_shared_link(data):
     """The step rule: in a §5.4.2 schedule every transfer of a step fills the step
@@ -215,7 +215,7 @@ def test_verify_rejects_a_step_overloading_a_shared_link(data):
     assert verify(p, schedule).ok
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=25)
 @given(networked(max_nodes=5))
 def test_network_steps_are_valid_and_certified(pair):
     """The configuration LP's steps (steady.schedule.network): every rule of verify,
@@ -275,7 +275,7 @@ def test_short_steps_refuse_shared_links_in_one_line(tmp_path, capsys):
     assert verify(figure1(), Schedule.from_file(out)).ok
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=25)
 @given(networked(max_nodes=5), st.integers(1, 30))
 def test_network_timetables_are_valid_and_certified(pair, m):
     """A timed schedule on a platform with shared links: the independent verifier
@@ -290,9 +290,9 @@ def test_network_timetables_are_valid_and_certified(pair, m):
 
 
 def test_the_timetable_postcondition_rejects_a_link_overload():
-    """check_timetable (the runtime postcondition) sees a shared link over capacity
+    """Timetable.check (the runtime postcondition) sees a shared link over capacity
     even where the ports are free: P1->P3 overlapping Ps->P1 on the backbone."""
-    from steady.schedule.timed import check_timetable
+    from steady.schedule.timetable import Timetable
     from steady.schedule_file import TimedTransfer, TreeEntry, PriceCertificate
 
     p = figure1()
@@ -302,46 +302,52 @@ def test_the_timetable_postcondition_rejects_a_link_overload():
     cert = PriceCertificate({}, {}, link_prices={"bb": F(2, 3)})
     bad = Schedule(p, F(1, 3), F(3), 1, (tree,), (), {"ratio": F(1, 2)}, cert,
                    tuple(clash), 2)
+    Timetable.of(replace(bad, transfers=tuple(clash[:2]) + (
+        TimedTransfer("P1", "P3", 0, 1, F(2)), clash[3]))).check()   # one after the other
     with pytest.raises(AssertionError, match="shared link bb"):
-        check_timetable(p, bad)
+        Timetable.of(bad).check()
 
 
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=15)
 @given(networked(max_nodes=5), st.integers(1, 30))
 def test_network_timetables_beat_the_rounded_optimum_scheduled_alone(pair, m):
     """On shared links the timetable kept is at least as fast as the optimum's own
     rounded weights list-scheduled for the same number of messages (the load bound
     alone can prefer worse weights: samples/simgrid/small_platform at M = 1000)."""
-    from steady.schedule.timed import (integer_trees, list_schedule, optimum_trees,
-                                       timed_schedule)
+    from steady.schedule.counts import rounded_trees
+    from steady.schedule.effort import DEFAULT
+    from steady.schedule.list_schedule import list_schedule
+    from steady.schedule.timed import optimum_trees, timed_schedule
 
     _, p = pair
     result = throughput(p, "trees")
-    schedule, stats = timed_schedule(p, result, m)
-    weights = integer_trees(p, optimum_trees(p, result), result.throughput,
+    schedule, stats = timed_schedule(p, result, m, DEFAULT)
+    weights = rounded_trees(p, optimum_trees(p, result), result.throughput,
                             stats["messages_target"])
-    _, period = list_schedule(p, weights)
-    assert schedule.throughput >= sum(w for _, w in weights) / period
+    alone = list_schedule(p, weights, DEFAULT)
+    assert schedule.throughput >= Fraction(sum(w for _, w in weights) * alone.unit,
+                                           alone.period)
 
 
-@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=20)
 @given(networked(max_nodes=5), st.integers(1, 12), st.integers(1, 25))
 def test_list_runs_respect_shared_links(pair, m, k):
-    """The list run of steady simulate (steady.schedule.list_run) on a platform with
-    shared links: the simulator's independent check (one-port, causality, every shared
-    link within capacity at every instant, every broadcast everywhere once) finds
-    nothing, and Lemma 7 holds for every prefix: the (x + 1)-th broadcast to reach every
-    node does so no earlier than (x + 1) / TP*."""
-    from steady.schedule.list_run import list_run
+    """The list run of steady simulate (steady.simulate.list_run) on a platform with
+    shared links: the plan's independent check (steady.simulate.plan.check_plan:
+    one-port, causality, every shared link within capacity at every instant, every
+    broadcast everywhere once) finds nothing, and Lemma 7 holds for every prefix: the
+    (x + 1)-th broadcast to reach every node does so no earlier than (x + 1) / TP*."""
     from steady.schedule.timed import timed_schedule
-    from steady.simulate.engine import check_events
+    from steady.simulate.list_run import list_plan
+    from steady.simulate.plan import check_plan
 
     _, p = pair
     result = throughput(p, "trees")
     schedule, _ = timed_schedule(p, result, m)
-    run = list_run(p, [(t.parent, t.weight) for t in schedule.trees], k)
-    events = [(u, v, x, s, s + run.cost[(u, v)]) for u, v, x, s in run.sends]
-    sim = check_events(p, events, k, run.unit)
-    assert sim.violations == []
-    for rank, done in enumerate(sorted(sim.completion)):
-        assert done >= Fraction(rank + 1) / result.throughput
+    plan = list_plan(p, [(t.parent, t.weight) for t in schedule.trees], k)
+    assert plan.broadcasts == k and plan.platform is p
+    assert check_plan(plan) == []
+    completion = plan.completion()
+    assert None not in completion
+    for rank, done in enumerate(sorted(completion)):
+        assert Fraction(done, plan.unit) >= Fraction(rank + 1) / result.throughput

@@ -112,18 +112,27 @@ def test_the_improver_brings_a_late_timetable_down_to_the_largest_port_load():
     assert searched(late, DEFAULT) == "not at this effort"
 
 
-#: (seed, messages) whose one-run timetable ends after its largest port load and which
-#: the search shortens (found by scanning seeds 1..42): the branch the property tests.
+#: (seed, messages) whose late_timetable ends after its largest port load: the 47 of
+#: seeds 1..119 x messages 3..5 (of 357 pairs, most end at the load and leave the
+#: search nothing to do; drawing among all of them filtered too much to run in CI).
 LATE = [(4, 3), (5, 4), (8, 3), (8, 4), (11, 4), (13, 5), (15, 5), (35, 3), (35, 5),
-        (39, 3), (39, 5), (42, 3), (42, 4)]
+        (39, 3), (39, 5), (42, 3), (42, 4), (45, 3), (45, 4), (48, 3), (49, 3), (56, 5),
+        (64, 3), (64, 4), (64, 5), (66, 3), (66, 4), (66, 5), (67, 3), (67, 4), (71, 3),
+        (71, 4), (71, 5), (75, 3), (75, 5), (76, 3), (76, 5), (78, 3), (78, 4), (78, 5),
+        (79, 4), (79, 5), (83, 5), (84, 3), (84, 4), (84, 5), (86, 3), (86, 4), (86, 5),
+        (87, 4), (93, 4)]
 
 
 @settings(max_examples=8)
 @given(st.sampled_from(LATE))
 def test_an_improved_timetable_is_shorter_and_valid(case):
+    """On a timetable that ends after its largest port load the improver returns a
+    timetable (at thorough effort: every one of LATE gets one), no shorter than the
+    load, shorter than the start, on the same trees and counts, that verifies."""
     platform, result, late, load = late_timetable(*case)
+    assert late.period_time > load
     better = searched(late, THOROUGH)
     assert isinstance(better, Timetable), better
     assert load <= better.period_time < late.period_time
-    assert better.trees == late.trees
+    assert better.trees == late.trees and better.counts == late.counts
     assert verify(platform, better.schedule(result)).ok

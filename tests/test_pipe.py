@@ -18,9 +18,9 @@ from steady.simulate.pipe import (PipePlanner, best_slices, finite_makespan, pap
                          pipe_makespan, pipe_paper, slice_lower_bound, slice_platform,
                          startup_free, stretch, tree_pattern)
 from steady.platform import Link, Platform
-from steady.simulate.engine import simulate, transfers_needed
+from steady.simulate.plan import check_plan
 from steady.strategies import platforms
-from steady.simulate.unroll import PeriodicPattern, finite_schedule
+from steady.simulate.unroll import PeriodicPattern, finite_schedule, periodic_plan
 from steady.throughput import throughput
 from steady.verify import verify
 from helpers import run, assert_one_line_error
@@ -41,15 +41,17 @@ def chain_platform():
 
 
 def check_by_simulation(result):
-    """The finite schedule of the result, message by message: valid, and its makespan is
-    the one reported."""
+    """The finite schedule of the result, message by message (the plan of
+    steady.simulate.unroll.periodic_plan, checked independently of how it was built by
+    steady.simulate.plan.check_plan: one-port, causality, every slice everywhere once):
+    valid, and its makespan is the one reported."""
     pattern = PeriodicPattern(result.schedule, result.forwarding)
-    sim = simulate(pattern, result.batches, result.share,
-                   max_events=transfers_needed(pattern, result.batches))
-    assert sim.ok, sim.violations[:5]
-    assert sim.messages == result.slices
-    assert sim.makespan == result.makespan
-    return sim
+    plan = periodic_plan(pattern, result.batches, result.share)
+    assert check_plan(plan) == []
+    assert plan.broadcasts == result.slices
+    assert None not in plan.completion()
+    assert plan.makespan_time == result.makespan
+    return plan
 
 
 # -- hand-computed cases ----------------------------------------------------------------

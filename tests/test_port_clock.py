@@ -1,7 +1,7 @@
-"""steady.schedule.port_clock: the event clock shared by the list run and the clean-up
-routed afresh.  A greedy driven by the clock never overlaps two transfers on one port,
+"""steady.schedule.port_clock: the event clock shared by the list schedule, the list run
+and the clean-up routed afresh.  A greedy driven by the clock never overlaps two transfers on one port,
 never puts more on a shared link than its capacity, and hands every transfer back once,
-at its end."""
+at its end, as (tail, head, payload)."""
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -30,12 +30,12 @@ def workloads(draw):
 def greedy(wanted, parts, capacity):
     """Start each wanted transfer at the first event where its ports are free and its
     links have room; returns [(arc, start, end, payload)] and what the clock handed
-    back: [(tick, head, payload)]."""
+    back: [(tick, (tail, head), payload)]."""
     clock, placed, back = PortClock(parts, capacity), [], []
     todo = list(enumerate(wanted))
     while clock:
         t, arrived = clock.advance()
-        back += [(t, head, x) for head, x in arrived]
+        back += [(t, (tail, head), x) for tail, head, x in arrived]
         for item in list(todo):
             x, (arc, cost) = item
             if clock.free(*arc) and not clock.full(arc):
@@ -60,7 +60,7 @@ def test_one_port_and_link_capacity_hold(load):
             used = sum(x for arc, s2, e2, _ in placed if s2 <= s < e2
                        for l, x in parts.get(arc, ()) if l == lid)
             assert used <= cap
-    assert sorted(back) == sorted((e, arc[1], x) for arc, _, e, x in placed)
+    assert sorted(back) == sorted((e, arc, x) for arc, _, e, x in placed)
 
 
 def test_link_full_waits_for_the_end():

@@ -8,7 +8,6 @@ single corruption of them, naming the broken rule (the violation kind).
 import ast
 import subprocess
 import sys
-import time
 from dataclasses import replace
 from fractions import Fraction
 from pathlib import Path
@@ -169,18 +168,17 @@ def test_the_platform_given_may_be_read_from_a_file():
 
 
 def test_period_ten_to_the_forty_loads_and_verifies_without_expansion(tmp_path):
-    """Compactness (002 §4.3 note): nothing proportional to the period is built.  The
-    bound is generous: an expansion would not finish at all."""
+    """Compactness (002 §4.3 note): nothing proportional to the period is built: the
+    file stays small and reading and verifying it finish (an expansion of 10^40 would
+    not; no wall-clock bound is asserted, so that a loaded machine cannot fail it)."""
     k = 5 * 10**39
     s = figure1_schedule(k)
     assert s.period == 10**40
     path = tmp_path / "big.json"
     s.write(path)
     assert path.stat().st_size < 5000
-    start = time.perf_counter()
     loaded = Schedule.from_file(path)
     report = verify(loaded.platform, loaded)
-    assert time.perf_counter() - start < 5
     assert loaded == s and report.ok
     assert loaded.trees[0].weight == k and loaded.steps[1].transfers[0].messages == k
 
