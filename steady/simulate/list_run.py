@@ -18,7 +18,7 @@ Broadcasts go to trees by smooth weighted round robin over the weights λ_l
 (:func:`tree_of_messages`): any M = sum λ_l consecutive broadcasts give tree l exactly
 λ_l of them, the period's split spread out.
 
-Valid by construction (proofs/run-plan.md, "The list plan"): one-port, causal, every
+Valid by construction (proofs/finite-plan.md, "The list plan"): one-port, causal, every
 tree's broadcasts cross each link in increasing order, every node receives every
 broadcast once.  Its throughput is not guaranteed (a greedy with data dependencies):
 callers compare it with the unrolled periodic schedule and keep the better, exactly
