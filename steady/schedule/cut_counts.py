@@ -21,7 +21,7 @@ leaves short gives its minimum cut, which joins the MILP, and it is solved again
 
 The MILP is a float search (SCIP, OR-Tools) bounded by :data:`CUT_NODES`
 branch-and-bound nodes per solve while cuts are found, then :data:`POLISH_NODES` once
-the counts pass every cut (deterministic), and a time guard; only counts that pass
+the counts pass every cut (deterministic, no time limit); only counts that pass
 the exact check are returned (then N trees fit: :func:`.branchings.weighted_branchings`
 packs them exactly), else None and the caller keeps the rounded counts
 (proofs/timed-schedule.md, "Counts chosen over the cuts").
@@ -50,8 +50,6 @@ CUT_NODES = 300
 #: (seed 4) reaches ratio bounds 0.9876, 0.9926, 0.9939 at N = 20, 30, 40 with 300 and
 #: 0.9937, 0.9990, 1 with 3000 (2 to 5 s a solve).
 POLISH_NODES = 3000
-#: Seconds per solve at most: a guard against a pathological solve only.
-CUT_SECONDS = 20.0
 #: Costs further apart than this (largest / smallest), or larger than MAX_COEFFICIENT,
 #: are beyond what the float MILP resolves: no counts are proposed (the rounded ones
 #: stay).
@@ -143,7 +141,6 @@ class _CountMilp:
         total = solver.Sum([float(c) * x for x, c in zip(self.n, costs)])
         solver.Minimize(period + spread / len(platform.nodes) * total)
         solver.SetSolverSpecificParametersAsString(f"limits/nodes = {nodes}\n")
-        solver.SetTimeLimit(int(CUT_SECONDS * 1000))
 
     def add_cuts(self, pool: CutPool) -> None:
         for side in list(pool.sides)[self.added:]:

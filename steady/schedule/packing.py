@@ -8,7 +8,7 @@ per link at every port; choosing the weights together does better.  Dinkelbach's
 maximises the ratio N / L over integer w: for the best ratio ρ known so far, maximise
 N - ρ·TP*·L; a positive optimum is a better ratio, and the search repeats from it.
 
-The search is a MILP solved in floating point by SCIP (OR-Tools) under a time limit, from
+The search is a MILP solved in floating point by SCIP (OR-Tools) under a node limit, from
 a start (``hint``) that is already good; its answer is only a proposal: the caller keeps
 it when its exact ratio, computed from exact costs, beats the exact start.  Any
 non-negative integer weights are a valid choice (every tree is a spanning arborescence),
@@ -23,9 +23,6 @@ from ..network.rows import conflicting_arcs, tree_link_usage
 
 Arc = tuple[str, str]
 
-#: Seconds a Dinkelbach round may take at most (a guard; :data:`ROUND_NODES` is the
-#: bound that normally stops it).
-ROUND_SECONDS = 5.0
 #: Loads further apart than this (largest / smallest), or larger than MAX_COEFFICIENT,
 #: are beyond what SCIP takes as finite coefficients (issue 18 F01: costs 1e20): the
 #: search is skipped and the exact start kept.
@@ -69,16 +66,18 @@ def exact_ratio(platform, weights, optimum: Fraction) -> Fraction:
 
 
 def dinkelbach_weights(platform, trees, optimum: Fraction, most: int, start,
-                       seconds: float = ROUND_SECONDS, rounds: int = ROUNDS):
+                       rounds: int = ROUNDS):
     """Integer weights for the trees of ``trees`` (parents; their order is kept), at
     most ``most`` messages, whose exact ratio bound is at least ``start``'s (a list of
     weights aligned with ``trees``); returns ``start`` when the search finds nothing
-    better or no MILP solver is available.  Work: ``rounds`` MILPs of ``seconds`` each."""
+    better or no MILP solver is available.  Work: ``rounds`` MILPs of at most
+    :data:`ROUND_NODES` branch-and-bound nodes each (no time limit: the same input gives
+    the same weights at any load)."""
     best = list(start)
     best_ratio = exact_ratio(platform, zip(trees, best), optimum)
     for _ in range(rounds):
         try:
-            proposal = _milp_round(platform, trees, optimum, most, best, best_ratio, seconds)
+            proposal = _milp_round(platform, trees, optimum, most, best, best_ratio)
         except OverflowError:  # loads beyond float range (issue 18 F02): keep the start
             break
         if proposal is None or not any(proposal):
@@ -90,9 +89,9 @@ def dinkelbach_weights(platform, trees, optimum: Fraction, most: int, start,
     return best
 
 
-def _milp_round(platform, trees, optimum, most, hint, rho, seconds, nodes=None):
+def _milp_round(platform, trees, optimum, most, hint, rho, nodes=None):
     """One Dinkelbach round: maximise N - ρ·TP*·L over integer weights (floats, SCIP,
-    time-limited, started from ``hint``); None when the solver has no answer."""
+    node-limited, started from ``hint``); None when the solver has no answer."""
     from ortools.linear_solver import pywraplp
 
     nodes = ROUND_NODES if nodes is None else nodes
@@ -117,9 +116,8 @@ def _milp_round(platform, trees, optimum, most, hint, rho, seconds, nodes=None):
     solver.Maximize(total - float(rho * optimum) * period)
     solver.SetHint(w, [float(x) for x in hint])
     # The node limit bounds the work deterministically (same answer on a loaded
-    # machine); the time limit is only a guard against a pathological round.
+    # machine): no time limit.
     solver.SetSolverSpecificParametersAsString(f"limits/nodes = {nodes}\n")
-    solver.SetTimeLimit(max(1, int(seconds * 1000)))
     status = solver.Solve()
     if status not in (pywraplp.Solver.OPTIMAL, pywraplp.Solver.FEASIBLE):
         return None
