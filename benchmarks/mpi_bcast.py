@@ -28,8 +28,9 @@ machine (printed) moves every figure: quote it with them.
 
 ``--sweep``: the time of the steady call on Figure 1 at each K = M·2^j, for the choice of
 :data:`steady.run.bcast.STARTUP_BYTES` (the start-up A in bytes of seed 004's model:
-the A whose chosen K are the fastest measured) and ``--small``: steady against Bcast from
-1 KB, for :data:`steady.run.bcast.FALLBACK_BYTES` (the crossover).
+the A whose chosen K are the fastest measured) and ``--small``: steady (with and without its
+agreement check) against Bcast from 1 KB, for :data:`steady.run.bcast.FALLBACK_BYTES`
+(the crossover, if this machine has one).
 
     python benchmarks/mpi_bcast.py [--runs 5] [--sizes 64KB,...] [--platforms figure1,...]
     python benchmarks/mpi_bcast.py --sweep | --small
@@ -142,17 +143,18 @@ def sweep(args, folder: Path) -> None:
 def small(args, folder: Path) -> None:
     print(f"steady (no fallback) against comm.Bcast, median ms of {args.runs}; load "
           f"{load()}")
-    print("| platform | size | comm.Bcast | steady.mpi.bcast (K) |")
-    print("|---|---|---|---|")
+    print("| platform | size | comm.Bcast | steady.mpi.bcast (K) | the same, check=False |")
+    print("|---|---|---|---|---|")
     for label in args.platforms.split(","):
         path = schedule_file(label, folder)
         out = launch(PLATFORMS[label], [str(path), "--runs", str(args.runs), "--sizes",
                                         ",".join(map(str, SMALL)), "--algorithms",
-                                        "Bcast,steady"])
+                                        "Bcast,steady,unchecked"])
         for n in SMALL:
             row = out[str(n)]
             print(f"| {label} | {_size(n)} | {row['Bcast']['median_ms']:.3f} | "
-                  f"{row['steady']['median_ms']:.3f} ({row['steady']['slices']}) |")
+                  f"{row['steady']['median_ms']:.3f} ({row['steady']['slices']}) | "
+                  f"{row['unchecked']['median_ms']:.3f} |")
 
 
 def _size(n: int) -> str:
@@ -188,7 +190,9 @@ def worker(argv: list[str]) -> None:
     root = steady.rank_of[steady.source]
     calls = {"Bcast": lambda buf, k: comm.Bcast(buf, root=root),
              "steady": lambda buf, k: steady.bcast(comm, buf, root, slices=k),
-             "chain": lambda buf, k: chain.bcast(comm, buf, root, slices=k)}
+             "chain": lambda buf, k: chain.bcast(comm, buf, root, slices=k),
+             "unchecked": lambda buf, k: steady.bcast(comm, buf, root, slices=k,
+                                                      check=False)}
     results, exact = {}, True
     for n in map(int, a.sizes.split(",")):
         want = np.random.default_rng(n).integers(0, 256, n, dtype=np.uint8)
@@ -213,7 +217,7 @@ def worker(argv: list[str]) -> None:
                 times.append(time.perf_counter() - t0)
                 if run in (0, a.runs):   # the warm-up and the last: every byte checked
                     exact &= all(comm.allgather(hashlib.blake2b(buf).hexdigest() == digest))
-            chosen = {"steady": steady, "chain": chain}.get(name)
+            chosen = {"steady": steady, "chain": chain, "unchecked": steady}.get(name)
             row[name if k is None else f"{name}@{k}"] = {
                 "median_ms": statistics.median(times[1:]) * 1e3,
                 "slices": k or (chosen.slices_for(n) if chosen else None)}

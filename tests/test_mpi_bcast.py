@@ -266,3 +266,26 @@ def test_mismatched_calls_raise_on_every_rank_instead_of_hanging(files):
                 assert error.startswith("TypeError") and "read-only" in error
             else:
                 assert error.startswith("ValueError") and f": {element}: " in error, error
+
+
+def test_the_docs_example_program_runs(files, tmp_path):
+    """docs/mpi.md's program, as printed there, under mpiexec on 5 ranks."""
+    import re
+
+    pytest.importorskip("mpi4py")
+    from steady.run.launch import OVERSUBSCRIBED, mpiexec_path
+
+    page = (HERE.parent / "docs" / "mpi.md").read_text(encoding="utf-8")
+    program = next(b for b in re.findall(r"^```python\n(.*?)^```", page, re.S | re.M)
+                   if b.startswith("# bcast_demo.py"))
+    (tmp_path / "bcast_demo.py").write_text(program)
+    done = subprocess.run([mpiexec_path(), "-n", "5", sys.executable, "bcast_demo.py",
+                           str(files["figure1"])], capture_output=True, text=True,
+                          timeout=240, cwd=tmp_path, env={**os.environ, **OVERSUBSCRIBED})
+    assert done.returncode == 0, done.stderr[-3000:]
+    prepared = prepare(files["figure1"])
+    k = prepared.slices_for(8 * 2 ** 20)
+    line = (f"10 broadcasts of {8 * 2 ** 20} bytes, {k} slices, {prepared.plans_built} "
+            "plans built")
+    assert done.stdout.strip() == line
+    assert line in page                        # the page shows what the program prints

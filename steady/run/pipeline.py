@@ -166,13 +166,3 @@ def _napping(MPI, comm, part: RankPart, recvs, data) -> None:
             time.sleep(nap)
             nap = min(2 * nap, NAP[1])
 
-
-def complete(request, crowded: bool) -> None:
-    """Wait for one request as the module docstring says."""
-    if not crowded:
-        request.Wait()
-        return
-    nap = NAP[0]
-    while not request.Test():
-        time.sleep(nap)
-        nap = min(2 * nap, NAP[1])
