@@ -7,8 +7,9 @@ rank 0 prints one JSON line: {"ranks": [per-rank records]}.
   rank; repeated calls (the plans built counted); the schedule given as a path, a
   Schedule object and a prepared one.
 * ``mismatch``: calls whose arguments differ between ranks (buffer size, schedule
-  OTHER, root, a read-only buffer on one rank, a root that is not the source); each
-  must raise on every rank, and a good call after each must still deliver.
+  OTHER, root, a read-only buffer on one rank, a root that is not the source, a
+  schedule file one rank cannot read); each must raise on every rank, and a good call
+  after each must still deliver.
 """
 
 import json
@@ -111,6 +112,10 @@ def mismatch(path: str, other: str) -> dict:
                                                      slices=prepared.messages_per_period
                                                      + (rank == 0))),
                       good_call(prepared, root)]
+    mine = path + ".missing" if rank == 2 else path     # rank 2 cannot read its file
+    seen["missing file"] = [attempt(lambda: steady.mpi.bcast(comm, buf, root,
+                                                             schedule=mine)),
+                            good_call(prepared, root)]
     return seen
 
 

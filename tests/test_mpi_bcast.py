@@ -153,14 +153,14 @@ def simulate(plan, rank_of, nbytes, root_bytes):
 
 
 @settings(max_examples=40)
-@given(schedules(platforms(max_nodes=6), version=2), st.data())
+@given(schedules(platforms(max_nodes=6)), st.data())
 def test_every_rank_ends_with_the_roots_bytes_without_deadlock(schedule, data):
     """proofs/bcast-slices.md: ranges tile the buffer, channel orders match, waits go to
     earlier planned starts (no cycle), for any plan of any schedule, any size and K."""
     m = schedule.messages_per_period
+    assume(m <= 100)                       # (timed schedules may hold thousands)
     k = data.draw(st.integers(m, 3 * m + 4), label="K")
     n = data.draw(st.integers(k, 3000), label="bytes")
-    assume(len(schedule.platform.nodes) >= 2)
     plan = broadcast_plan(schedule, k)
     ranks = len(plan.nodes)
     rank_of = data.draw(st.permutations(range(ranks)), label="map")
@@ -256,7 +256,8 @@ def test_every_rank_gets_the_roots_bytes_on_many_ranks(files, ranks):
 def test_mismatched_calls_raise_on_every_rank_instead_of_hanging(files):
     seen = mpiexec(5, "mismatch", files["figure1"], files["figure1-m1"])
     expected = {"size": "buffer", "schedule": "schedule", "root": "root",
-                "read-only": "arguments", "not the source": "root", "slices": "slices"}
+                "read-only": "arguments", "not the source": "root", "slices": "slices",
+                "missing file": "arguments"}
     for s in seen:
         for case, element in expected.items():
             error, then_good = s[case]
@@ -264,6 +265,8 @@ def test_mismatched_calls_raise_on_every_rank_instead_of_hanging(files):
             assert then_good is True                     # the next call still works
             if case == "read-only" and s["rank"] == 4:
                 assert error.startswith("TypeError") and "read-only" in error
+            elif case == "missing file" and s["rank"] == 2:
+                assert error.startswith("ValueError") and ".missing" in error, error
             else:
                 assert error.startswith("ValueError") and f": {element}: " in error, error
 

@@ -60,6 +60,8 @@ STARTUP_BYTES = 1024 * 1024
 FALLBACK_BYTES = 64 * 1024
 #: The most slices of one buffer (a plan of K broadcasts is built once per K).
 MAX_SLICES = 1024
+#: The most rank parts a prepared schedule keeps (one per K and buffer size).
+MAX_PARTS = 256
 #: Entries of the agreement vector (each sent as v and -v: one MAX gives max and min).
 _FIELDS = ("refused", "nbytes", "root", "schedule", "map", "slices", "fallback",
            "chosen")
@@ -146,6 +148,8 @@ class PreparedBcast:
         if part is None:
             plan = self.plan(slices)
             node = self.rank_of.index(rank)
+            if len(self._parts) >= MAX_PARTS:   # the oldest goes (many buffer sizes)
+                del self._parts[next(iter(self._parts))]
             part = self._parts[key] = rank_part(plan, node, self.rank_of, nbytes)
         return part
 
@@ -154,12 +158,7 @@ class PreparedBcast:
               check: bool = True) -> None:
         """Broadcast ``buffer`` from ``root`` to every rank of ``comm`` (module
         docstring); like ``comm.Bcast(buffer, root)``: in place, returns None."""
-        MPI = _mpi()
-        if not isinstance(comm, MPI.Intracomm) or comm == MPI.COMM_NULL:
-            raise TypeError(f"{ORIGIN}: comm: an mpi4py intra-communicator, got "
-                            f"{type(comm).__name__}")
-        rank, size = comm.Get_rank(), comm.Get_size()
-        channel = _private(MPI, comm)
+        MPI, channel, rank, size = _channel_of(comm)
         refused, data, k = None, None, 0
         try:
             if slices is not None:
@@ -179,8 +178,10 @@ class PreparedBcast:
         except (InputError, TypeError, ValueError) as exc:
             refused = exc
         if check:
-            self._agree(channel, rank, size, refused, len(data) if data is not None else -1,
-                        root, slices, k)
+            _agree(channel, rank, size, refused, [
+                len(data) if data is not None else -1, root if type(root) is int else -1,
+                self._digest, self._map_digest, slices if type(slices) is int else 0,
+                self.fallback_bytes, k])
         if refused is not None:
             raise refused
         source_rank = self.rank_of[self.source]
@@ -208,32 +209,31 @@ class PreparedBcast:
             raise InputError(ORIGIN, "slices", f"{slices} slices of {nbytes} bytes: at "
                              f"most one per byte and {MAX_SLICES}")
 
-    def _agree(self, channel, rank: int, size: int, refused, nbytes: int, root, slices,
-               k: int) -> None:
-        """The agreement of the module docstring (every rank raises the same error)."""
-        import numpy as np
 
-        MPI = _mpi()
-        mine = [size - rank if refused is not None else 0, nbytes,
-                root if type(root) is int else -1, self._digest, self._map_digest,
-                slices if type(slices) is int else 0, self.fallback_bytes, k]
-        vector = np.array(mine + [-v for v in mine], dtype=np.int64)
-        both = np.empty_like(vector)
-        # MPI's own blocking collective: measured under the 16-rank crowd of 2 cores,
-        # 1.8 ms where a non-blocking one, tested and slept on, took 4 ms
-        channel.own.Allreduce(vector, both, op=MPI.MAX)
-        n = len(mine)
-        high, low = both[:n], -both[n:]
-        if high[0] and refused is None:
-            bad = size - int(high[0])
-            raise InputError(ORIGIN, "arguments", f"rank {bad} refused its arguments "
-                             "(its own error says why); every rank stopped")
-        if refused is not None:
-            return
-        for name, hi, lo in zip(_FIELDS[1:], high[1:], low[1:]):
-            if hi != lo:
-                raise InputError(ORIGIN, _ARGUMENT[name], _DISAGREE[name].format(
-                    lo=int(lo), hi=int(hi)) + ": every rank must pass the same")
+def _agree(channel, rank: int, size: int, refused, given: list) -> None:
+    """The agreement of the module docstring: ``given`` holds this rank's values of
+    :data:`_FIELDS` after the first (whatever they are when ``refused``).  Every rank
+    raises the same error, but a rank that refused, which raises its own."""
+    import numpy as np
+
+    MPI = _mpi()
+    mine = [size - rank if refused is not None else 0] + given
+    vector = np.array(mine + [-v for v in mine], dtype=np.int64)
+    both = np.empty_like(vector)
+    # MPI's own blocking collective: measured under the 16-rank crowd of 2 cores,
+    # 1.8 ms where a non-blocking one, tested and slept on, took 4 ms
+    channel.own.Allreduce(vector, both, op=MPI.MAX)
+    n = len(mine)
+    high, low = both[:n], -both[n:]
+    if refused is not None:
+        return
+    if high[0]:
+        raise InputError(ORIGIN, "arguments", f"rank {size - int(high[0])} refused its "
+                         "arguments (its own error says why); every rank stopped")
+    for name, hi, lo in zip(_FIELDS[1:], high[1:], low[1:]):
+        if hi != lo:
+            raise InputError(ORIGIN, _ARGUMENT[name], _DISAGREE[name].format(
+                lo=int(lo), hi=int(hi)) + ": every rank must pass the same")
 
 
 _ARGUMENT = {"nbytes": "buffer", "root": "root", "schedule": "schedule", "map": "map",
@@ -332,12 +332,18 @@ def bcast(comm, buffer, root: int = 0, *, schedule, map=None, slices: int | None
     docstring).  ``slices``: K, the number of slices (default: chosen).  Raises
     ValueError (:class:`~steady.errors.InputError`) or TypeError naming the
     argument."""
-    if isinstance(schedule, PreparedBcast):
-        if map is not None:
-            raise InputError(ORIGIN, "map", "give it to prepare(), with the schedule")
-        prepared = schedule
-    else:
-        prepared = prepare(schedule, map=map, effort=effort)
+    try:
+        if isinstance(schedule, PreparedBcast):
+            if map is not None:
+                raise InputError(ORIGIN, "map", "give it to prepare(), with the schedule")
+            prepared = schedule
+        else:
+            prepared = prepare(schedule, map=map, effort=effort)
+    except (InputError, TypeError, ValueError) as exc:
+        if check:   # the other ranks are in the agreement: tell them, then raise
+            _, channel, rank, size = _channel_of(comm)
+            _agree(channel, rank, size, exc, [0] * (len(_FIELDS) - 1))
+        raise
     prepared.bcast(comm, buffer, root, slices=slices, check=check)
 
 
@@ -424,6 +430,15 @@ def _cores() -> set:
         return set(os.sched_getaffinity(0))
     except AttributeError:   # no affinity on this system: every core
         return set(range(os.cpu_count() or 1))
+
+
+def _channel_of(comm):
+    """(MPI, the channel of ``comm``, rank, size); TypeError for no communicator."""
+    MPI = _mpi()
+    if not isinstance(comm, MPI.Intracomm) or comm == MPI.COMM_NULL:
+        raise TypeError(f"{ORIGIN}: comm: an mpi4py intra-communicator, got "
+                        f"{type(comm).__name__}")
+    return MPI, _private(MPI, comm), comm.Get_rank(), comm.Get_size()
 
 
 def _private(MPI, comm) -> _Channel:
