@@ -8,7 +8,7 @@
 
 The ranks execute the schedule's plan (the one ``steady run`` executes) on slices of
 the buffer; in a loop, prepare the schedule once (``prepare``): the plans are then
-kept.  See :mod:`steady.run.bcast` and docs/python.md.
+kept.  See :mod:`steady.run.bcast` and docs/mpi.md.
 """
 
 from .run.bcast import (FALLBACK_BYTES, MAX_SLICES, STARTUP_BYTES, PreparedBcast, bcast,

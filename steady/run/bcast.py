@@ -17,9 +17,9 @@ trees, periods, warm-up and clean-up exactly): K minimises
 
     makespan(K) · (A + n / K),    A = α / β (:data:`STARTUP_BYTES`),
 
-over K = M, 2M, 4M, ... (M the schedule's messages per period; at most
-:data:`MAX_SLICES` and n), the smaller K on a tie.  The product is exact (Fractions):
-every rank picks the same K.
+over K = M, 2M, 4M, ... (M the schedule's messages per period; at most n and
+:data:`MAX_SLICES`, or M when M is more), the smaller K on a tie.  The product is
+exact (Fractions): every rank picks the same K.
 
 **Fallback**: a buffer under ``fallback_bytes`` (default :data:`FALLBACK_BYTES`, a
 stated crossover), or with fewer bytes than M, goes to the library's ``comm.Bcast``.
@@ -49,14 +49,16 @@ from ..errors import InputError
 ORIGIN = "steady.mpi.bcast"
 #: A message's start-up in bytes (α/β of seed 004's T(m) = α + β·m) for the choice of
 #: K: measured by ``benchmarks/mpi_bcast.py --sweep`` on this machine (Figure 1, 5
-#: ranks on 2 cores, MPICH's shared memory): the A whose chosen K came within 5% of the
-#: fastest K measured at 256 KB, 4 MB and 64 MB.  On a network, A = α x bandwidth
+#: ranks on 2 cores, MPICH's shared memory): with A = 1 MB the chosen K took 1.09, 1.00
+#: and 1.06 times the fastest K measured at 256 KB, 4 MB and 64 MB (64 KB: 1.09, 1.87,
+#: 1.31).  On a network, A = α x bandwidth
 #: (``steady calibrate`` measures both): pass ``startup_bytes=``.
 STARTUP_BYTES = 1024 * 1024
 #: Under this many bytes the call is ``comm.Bcast``: a stated crossover, not a measured
-#: one (on this machine ``comm.Bcast`` is faster at every size: docs/python.md): seed
-#: 004 §5.4 finds pipelining worth it from about 62 KB (32 processes, 100 Mb/s; from
-#: 128 KB at 1 Gb/s, its Figure 18 (a)).
+#: one (on this machine ``comm.Bcast`` is faster below 1 MB in every run, and above the
+#: order changes from run to run: docs/mpi.md): seed 004 §5.4 finds pipelining worth
+#: it from about 62 KB (32 processes, 100 Mb/s; from 128 KB at 1 Gb/s, its Figure 18
+#: (a)).
 FALLBACK_BYTES = 64 * 1024
 #: The most slices of one buffer (a plan of K broadcasts is built once per K).
 MAX_SLICES = 1024
@@ -126,7 +128,9 @@ class PreparedBcast:
 
     def _best_slices(self, nbytes: int) -> int:
         """argmin over K = M·2^j of makespan(K)·(A + n/K); the ladder stops once the
-        product grows (it is (K + W)·(A + n/K) for a warm-up of W slots: one minimum)."""
+        product grows: makespan(K) is about (K + W)·T/M for a warm-up of W slots, and
+        (K + W)·(A + n/K) has one minimum (tests/test_mpi_bcast.py compares the choice
+        with the whole ladder's)."""
         m = self.messages_per_period
         best = None
         k = m
@@ -205,7 +209,7 @@ class PreparedBcast:
         if slices < m:
             raise InputError(ORIGIN, "slices", f"{slices}, fewer than the schedule's "
                              f"{m} messages per period")
-        if slices > min(nbytes, MAX_SLICES):
+        if slices > min(nbytes, max(MAX_SLICES, m)):
             raise InputError(ORIGIN, "slices", f"{slices} slices of {nbytes} bytes: at "
                              f"most one per byte and {MAX_SLICES}")
 
