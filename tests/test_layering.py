@@ -21,7 +21,7 @@ STAGES = [("errors",), ("numbers",), ("fileio",), ("progress",),   # ground
           ("certificate",), ("verify",),       # the independent checkers
           ("strategies", "testing"),           # for users' test suites: all of the above
           ("simulate", "simgrid"), ("present",),  # simgrid: import and replay
-          ("run",),                            # MPI execution: the one user of mpi4py
+          ("run", "mpi"),                      # MPI execution (mpi: its public door)
           ("runtimes",),                       # programs for other runtimes (MSCCL XML)
           ("heuristics", "grid", "ethernet"),  # seeds 000, 001, 004, beside the core
           ("experiments",), ("commands", "cli", "__main__")]

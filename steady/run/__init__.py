@@ -11,6 +11,8 @@ end of the pipeline: it consumes schedule files only.
 - :mod:`.engine`: one rank's event loop (real time, emulated port costs);
 - :mod:`.session`: clocks, start, gathering, the deadline; :mod:`.job`: ``steady run``
   on every rank; :mod:`.report`: measured against predicted, the trace document;
+- :mod:`.bcast` (public as :mod:`steady.mpi`): ``steady.mpi.bcast``, the plan on slices
+  of an mpi4py program's own buffer; :mod:`.pipeline`: one rank's part of it;
 - :mod:`.calibrate`: ``steady calibrate``; :mod:`.launch`: ``--launch`` (mpiexec);
   :mod:`.gantt`: ``steady show --trace``;
 - :mod:`.mpi`: the one door to mpi4py (nothing else in steady imports it).

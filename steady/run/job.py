@@ -201,7 +201,11 @@ def node_ranks(path, nodes) -> list:
     """node index -> rank, from a --map file (module docstring) or the identity."""
     if path is None:
         return list(range(len(nodes)))
-    doc = load_json(path)
+    return map_ranks(load_json(path), nodes, path)
+
+
+def map_ranks(doc, nodes, path) -> list:
+    """node index -> rank, from a map document (``path`` names it in errors)."""
     if isinstance(doc, list):
         unknown = [v for v in doc if v not in nodes]
         if unknown:
