@@ -39,7 +39,7 @@ def schedules(tmp: Path, broadcasts: int, periods: list[int]):
     from steady import default_platform
     from steady.generators import mesh_platform
     from steady.platform import Platform
-    from steady.run.plan import steady_plan
+    from steady.simulate.choose import broadcast_plan
     from steady.schedule.periodic import optimal_schedule
     from steady.schedule.timed import timed_schedule
     from steady.throughput import throughput
@@ -56,7 +56,7 @@ def schedules(tmp: Path, broadcasts: int, periods: list[int]):
             schedule = timed_schedule(platform, result, m)[0]
             if schedule.messages_per_period > broadcasts:
                 continue
-            predicted = steady_plan(schedule, broadcasts).throughput
+            predicted = broadcast_plan(schedule, broadcasts).throughput
             if best is None or predicted > best[0]:
                 best = (predicted, m, schedule)
         path = tmp / f"{label}.json"

@@ -5,9 +5,9 @@
    random platforms of 10 to 65 nodes (steady.generators), the timed schedule and
    forwarding rule picked (M, messages per period, certified ratio, rule; "listed" when
    the list run on the best trees wins; "+r" when the trees were regrown by earliest
-   arrival, steady.schedule.regrow; "+l" when the timetable's lags were searched,
-   steady.schedule.lag_search), the messages delivered by K (exact,
-   steady.simulate.choose.best_for_horizon, as the command) over Lemma 7's K·TP* (goal:
+   arrival, steady.schedule.regrow; "+c" when the clean-up was routed afresh), the
+   messages delivered by K (exact, steady.simulate.choose.horizon_choice, as the
+   command at its default effort) over Lemma 7's K·TP* (goal:
    >= 0.99), and the wall time of the choice (with the message-level check); with
    shared links whose k-rows bind, also the fixed-speed bound (no schedule whose
    transfers keep their speed delivers more; steady.network.fixed_speed).
@@ -55,39 +55,31 @@ def random_platforms(seeds: int):
             yield f"mesh {n} s{seed}", mesh_platform(n, seed=seed)
 
 
-def simulate_row(label, platform, horizon) -> Fraction:
-    from steady.simulate.choose import best_for_horizon
-    from steady.simulate.engine import MAX_EVENTS
+def simulate_row(label, platform, horizon, effort="default") -> Fraction:
+    from steady.network.fixed_speed import fixed_speed_bound
+    from steady.simulate.choose import horizon_choice
     from steady.throughput import throughput
 
     start = time.perf_counter()
     result = throughput(platform, "trees")
-    schedule, report = best_for_horizon(platform, result, horizon, MAX_EVENTS)
+    choice = horizon_choice(platform, result, horizon, effort)
+    best = choice.best
     seconds = time.perf_counter() - start
-    ratio = Fraction(report.delivered) / (horizon * result.throughput)
-    w = "-" if report.phases is None else report.phases.warmup_periods
-    print(f"{label:<34} {len(platform.nodes):>3} "
-          f"{report.choice['max_messages'] if report.listed is None else '-':>5} "
-          f"{schedule.messages_per_period:>5} "
-          f"{float(schedule.throughput / result.throughput):>8.4f} "
-          f"{_rule(report):<10} {w:>3} {report.delivered:>7} {float(ratio):>8.4f} "
+    ratio = Fraction(best.delivered) / (horizon * result.throughput)
+    w = "-" if best.pattern is None else best.pattern.warmup
+    speed = fixed_speed_bound(platform)
+    rule = (best.forwarding + ("+r" if best.regrown else "")
+            + ("+c" if best.routed_cleanup else ""))
+    print(f"{label:<34} {len(platform.nodes):>3} {best.max_messages:>5} "
+          f"{best.table.messages:>5} {float(best.ratio):>8.4f} "
+          f"{rule:<12} {w:>3} {best.delivered:>7} {float(ratio):>8.4f} "
           f"{'yes' if ratio >= Fraction(99, 100) else 'NO':>4} {seconds:>7.1f}s"
-          + ("" if report.fixed_speed is None else
-             f"  (fixed-speed bound {float(report.fixed_speed / result.throughput):.4f} "
+          + ("" if speed is None or speed.bound >= result.throughput else
+             f"  (fixed-speed bound {float(speed.bound / result.throughput):.4f} "
              f"of TP*: delivered / it "
-             f"{float(report.delivered / (horizon * report.fixed_speed)):.6f})"),
+             f"{float(best.delivered / (horizon * speed.bound)):.6f})"),
           flush=True)
     return ratio
-
-
-def _rule(report) -> str:
-    """The forwarding rule, "+l" when the timetable's lags were searched, "+r" when the
-    trees were regrown by earliest arrival."""
-    choice = report.choice or {}
-    regrown = (choice.get("regrown") if report.listed is None
-               else choice.get("listed_over", {}).get("regrown"))
-    searched = report.listed is None and choice.get("lags_searched")
-    return report.forwarding + ("+l" if searched else "") + ("+r" if regrown else "")
 
 
 def pipe_row(label, platform, size) -> Fraction:
@@ -115,7 +107,7 @@ def main() -> None:
         print(f"steady simulate PLATFORM --horizon {args.horizon}: delivered / (K·TP*), "
               "goal >= 0.99")
         print(f"{'platform':<34} {'|V|':>3} {'M<=':>5} {'M':>5} {'ratio':>8} "
-              f"{'rule':<10} {'W':>3} {'deliv.':>7} {'d/KTP*':>8} {'ok':>4} {'time':>8}")
+              f"{'rule':<12} {'W':>3} {'deliv.':>7} {'d/KTP*':>8} {'ok':>4} {'time':>8}")
         ratios = [simulate_row(label, p, args.horizon) for label, p in sample_platforms()]
         ratios += [simulate_row(label, p, args.horizon)
                    for label, p in random_platforms(args.seeds)]
