@@ -7,3 +7,6 @@ progress bar, exact summary statistics, atomic CSV files).  Campaigns import wha
 measure (``heuristics``, ``grid``, ``ethernet``, ...) and presentation; nothing below
 imports them, and the command line (:mod:`steady.commands`) wires them.
 """
+
+#: The package's modules (imported on use: importing the package imports none).
+__all__ = ["ethernet", "ethernet_report", "grid", "grid_report", "runner", "stp", "stp_report"]

@@ -8,3 +8,6 @@
 Presentation imports what it shows (numbers, files, the simulation for the horizon
 figure); only the command line and the campaigns import presentation.
 """
+
+#: The package's modules (imported on use: importing the package imports none).
+__all__ = ["horizon", "plots", "sheet", "show"]

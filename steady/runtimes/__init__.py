@@ -9,3 +9,6 @@ keeps both rules.
 - :mod:`steady.runtimes.msccl`: the MSCCL algorithm XML run by the MSCCL executor inside
   NCCL (msccl-executor-nccl) and RCCL.
 """
+
+#: The package's modules (imported on use: importing the package imports none).
+__all__ = ["msccl"]

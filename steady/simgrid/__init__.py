@@ -8,3 +8,6 @@ consumes schedules, through SimGrid's own Python bindings, found at run time
 - :mod:`.replay`: ``steady replay`` -- a schedule run in SimGrid, simulated against
   predicted period and throughput.
 """
+
+#: The package's modules (imported on use: importing the package imports none).
+__all__ = ["importer", "locate", "replay", "units", "xmlinfo"]
