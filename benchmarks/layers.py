@@ -29,7 +29,7 @@ sys.path.insert(0, str(ROOT))
 #: The layers switched off, one at a time: name -> the bounds changed.
 VARIANTS = {
     "as is": {},
-    "no list run": {"list_run": False},
+    "with the list run": {"list_run": True},
     "no counts searched": {"count_kicks": None},
     "no regrown trees": {"regrown": 0},
     "regrown: 1 timetable": {"regrown": 1},
