@@ -21,14 +21,12 @@ from __future__ import annotations
 import json
 import os
 import re
-import signal
 import stat
 import tempfile
-import threading
-from contextlib import contextmanager
 from decimal import Decimal
 from pathlib import Path
 
+from . import interrupts
 from .errors import InputError, echo
 from .numbers import MAX_DIGITS, many_digits
 
@@ -255,41 +253,8 @@ def load_json(path, kind: str | None = None) -> object:
 
 # -- writing ------------------------------------------------------------------------
 
-_STOP_SIGNALS = {getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP")
-                 if hasattr(signal, name)}
-
-
-@contextmanager
-def signals_deferred():
-    """Hold Ctrl-C, SIGTERM and SIGHUP back inside the block; they are delivered (to
-    the handlers in place, KeyboardInterrupt on the command line) right after it.  Used
-    around the few system calls whose interruption would leave a temporary file
-    without a name to remove it by.
-
-    The handlers are swapped for a recorder, not the signals masked: a signal sent to
-    the process may be taken by any thread that does not mask it (joblib and dask start
-    threads), but Python runs every handler in the main thread."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    pending = []
-    previous = {}
-    for number in _STOP_SIGNALS:
-        handler = signal.getsignal(number)
-        if handler is None or handler is signal.SIG_IGN:   # not ours to hold, or ignored
-            continue
-        previous[number] = signal.signal(number, lambda signum, frame: pending.append(signum))
-    try:
-        yield
-    finally:
-        for number, handler in previous.items():
-            signal.signal(number, handler)
-        for number in pending:
-            handler = previous[number]
-            if callable(handler):
-                handler(number, None)
-            else:                       # SIG_DFL: the default action, now that we are done
-                signal.raise_signal(number)
+#: Hold Ctrl-C, SIGTERM and SIGHUP back inside a block: :func:`steady.interrupts.deferred`.
+signals_deferred = interrupts.deferred
 
 
 def check_output_path(path, element: str = "file") -> Path:
@@ -368,6 +333,8 @@ def atomic_write_bytes(path, data: bytes) -> None:
         with signals_deferred():
             os.close(fd)
             fd = None
+        if interrupts.received():   # a library swallowed the KeyboardInterrupt
+            raise KeyboardInterrupt
         os.replace(tmp, path)
     except BaseException:
         with signals_deferred():

@@ -29,6 +29,8 @@ M = 5, 0.943 -> 1 in 2.6 s; M = 30, 0.9826 -> 0.99943 in 11 s; M = 40, 0.9966 ->
 
 from __future__ import annotations
 
+from ..interrupts import solve_cpsat
+
 #: Messages per period at most for a search (one interval each).
 SEARCH_SLOTS = 4000
 #: The solver's deterministic time per search (OR-Tools' own unit of work, not seconds).
@@ -101,7 +103,7 @@ def solved(model, effort: float):
     solver.parameters.num_workers = SEARCH_WORKERS
     solver.parameters.interleave_search = True
     solver.parameters.max_deterministic_time = effort
-    if solver.solve(model) not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+    if solve_cpsat(solver, model) not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         return None
     return solver
 
