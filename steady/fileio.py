@@ -220,25 +220,62 @@ def check_version(doc: dict, origin: str, version: int | tuple[int, ...],
                          f"(this steady reads version {words})")
 
 
+def open_input(path, element: str = "file"):
+    """``path`` opened for reading (binary), or a one-line InputError naming it.
+
+    An input must be a regular file: a folder, a FIFO (one without a writer blocks its
+    reader forever), a socket or a device (``/dev/zero`` never ends) is refused up
+    front, like a missing file and an empty name (docs/cli.md, "Input files").  The
+    file is opened without blocking and checked on the open descriptor, so nothing
+    can be swapped in between."""
+    origin = os.fsdecode(os.fspath(path)) if isinstance(path, (str, bytes, os.PathLike)) \
+        else str(path)
+    if origin == "":
+        raise InputError("<command line>", element, "empty file name")
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except (FileNotFoundError, NotADirectoryError):
+        raise InputError(origin, element, "no such file") from None
+    except OSError as exc:
+        raise InputError(origin, element, f"cannot read: {exc.strerror or exc}") from None
+    try:
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):
+            raise InputError(origin, element, "is a folder, not a file")
+        if not stat.S_ISREG(mode):
+            kind = ("a FIFO" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode)
+                    else "a device")
+            raise InputError(origin, element, f"is {kind}, not a regular file: steady "
+                             "reads its inputs from regular files")
+        os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def check_input(path, element: str = "file") -> str:
+    """The text of ``path`` when it names a regular file steady can read (as
+    :func:`open_input`, for a file another program reads: SimGrid's platforms)."""
+    open_input(path, element).close()
+    return os.fsdecode(os.fspath(path))
+
+
 def load_json(path, kind: str | None = None) -> object:
     """Read and parse a JSON file (:func:`loads_json`); every failure becomes an
     :class:`InputError`.  With ``kind``, the document must be a JSON object of that
     format (:func:`check_format`)."""
     origin = str(path)
     try:
-        with open(path, "rb") as handle:
+        with open_input(path) as handle:
             size = os.fstat(handle.fileno()).st_size
             if size > MAX_DOCUMENT_BYTES:
                 raise InputError(origin, "file", f"{size} bytes, more than the "
                                  f"{MAX_DOCUMENT_BYTES} steady reads (docs/limits.md)")
             data = handle.read(MAX_DOCUMENT_BYTES + 1)
-    except FileNotFoundError:
-        raise InputError(origin, "file", "no such file") from None
-    except IsADirectoryError:
-        raise InputError(origin, "file", "is a directory, not a file") from None
     except OSError as exc:
         raise InputError(origin, "file", exc.strerror or str(exc)) from None
-    if len(data) > MAX_DOCUMENT_BYTES:   # a pipe or a device: fstat said nothing
+    if len(data) > MAX_DOCUMENT_BYTES:   # fstat said nothing
         raise InputError(origin, "file", f"more than the {MAX_DOCUMENT_BYTES} bytes "
                          "steady reads (docs/limits.md)")
     try:

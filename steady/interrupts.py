@@ -162,8 +162,29 @@ def guard_extension_imports() -> None:
     ExtensionFileLoader._steady_deferred = True
 
 
+#: The environment variables by which mpiexec tells a process its rank (MPICH's Hydra,
+#: Open MPI, PMIx).
+_RANK_VARIABLES = ("PMI_RANK", "OMPI_COMM_WORLD_RANK", "PMIX_RANK")
+
+
+def other_rank() -> bool:
+    """True in an MPI job's rank other than 0 (read from mpiexec's environment, before
+    MPI is loaded): it stays silent on bad input and on Ctrl-C, which rank 0 reports
+    once for all (docs/cli.md, steady run)."""
+    import os
+
+    for name in _RANK_VARIABLES:
+        value = os.environ.get(name)
+        if value is not None:
+            return value.strip() != "0"
+    return False
+
+
 def interrupted() -> int:
-    """Say so on stderr (one line) and return the exit code of an interrupted command."""
+    """Say so on stderr (one line; rank 0 only in an MPI job) and return the exit code
+    of an interrupted command."""
+    if other_rank():
+        return EXIT_CODE
     try:
         print(MESSAGE, file=sys.stderr, flush=True)
     except (OSError, ValueError):   # stderr closed or gone: the exit code says it

@@ -103,7 +103,8 @@ def _failed(args, exc) -> int | None:
         if exc.origin == "<platform>" and isinstance(getattr(args, "platform", None), str):
             # the library names a Platform object it was given; here it is a file
             exc = InputError(args.platform, exc.element, exc.reason)
-        print(f"steady: {exc}", file=sys.stderr)
+        if not interrupts.other_rank():   # under mpiexec, rank 0 says it for all
+            print(f"steady: {exc}", file=sys.stderr)
         return 2
     if isinstance(exc, BrokenPipeError):  # e.g. `steady show FILE | head`: the reader left
         sys.stdout = open(os.devnull, "w")

@@ -179,7 +179,7 @@ def _cmd_simulate(args) -> int:
 
     horizon = options.positive_exact(args.horizon, "--horizon")
     ladder = _ladder(args.max_messages)
-    if args.schedule:
+    if args.schedule is not None:
         if args.max_messages is not None or args.output:
             raise InputError("<command line>", "--max-messages" if args.max_messages
                              is not None else "--output", "applies to a platform, not to "
@@ -239,7 +239,7 @@ def _ladder(text):
 
     if text is None:
         return LADDER
-    most = options.check_integer(str(text), "--max-messages", 1, 10 ** 6)
+    most = options.check_integer(text, "--max-messages", 1, 10 ** 6)
     return tuple(m for m in LADDER if m < most) + (most,)
 
 
@@ -423,7 +423,7 @@ MAX_SLICES = 10 ** 6
 
 def _slices_option(text: str) -> tuple[str, int | None]:
     """``--slices``: ("auto", None), ("paper", None) or ("given", N) with N >= 1."""
-    choice = text.strip().lower()
+    choice = text
     if choice in ("auto", "paper"):
         return choice, None
     try:
@@ -475,7 +475,7 @@ def _scan_text(result) -> str:
 
 
 def _optional_platform(parser) -> None:
-    parser.add_argument("platform", nargs="?", help="steady-platform v1 file "
+    parser.add_argument("platform", nargs="?", type=options.input_file, help="steady-platform v1 file "
                         "(default: the embedded platform of 002 Figure 1)")
 
 
@@ -488,7 +488,7 @@ def add_commands(sub) -> None:
     mode = tp.add_mutually_exclusive_group()
     mode.add_argument("--dag", action="store_true",
                       help="solve SSBPDAG (002 §4.1); the platform must be a DAG")
-    mode.add_argument("--tree", metavar="TREEFILE",
+    mode.add_argument("--tree", metavar="TREEFILE", type=options.input_file,
                       help="throughput of this spanning tree (002 §3.1.2)")
     tp.add_argument("--method", choices=("cuts", "trees", "flow"), default="cuts",
                     help="LP formulation for the graph problem: min-cut cutting planes "
@@ -520,8 +520,8 @@ def add_commands(sub) -> None:
                         description="Check every rule of steady-schedule v1 and (unless "
                                     "--no-optimality) the optimality certificate. Exit 0 "
                                     "valid, 1 invalid, 2 unreadable input.")
-    ve.add_argument("platform", help="steady-platform v1 file")
-    ve.add_argument("schedule", help="steady-schedule v1 file")
+    ve.add_argument("platform", type=options.input_file, help="steady-platform v1 file")
+    ve.add_argument("schedule", type=options.input_file, help="steady-schedule v1 file")
     ve.add_argument("--min-ratio", metavar="R", help="a timed (version 2) schedule's "
                     "certified ratio to the optimum must be >= R (exit 1 below it)")
     ve.add_argument("--no-optimality", action="store_true",
@@ -530,7 +530,7 @@ def add_commands(sub) -> None:
     ve.set_defaults(run=_cmd_verify)
 
     sh = sub.add_parser("show", help="print one period of a schedule, draw its Gantt chart")
-    sh.add_argument("schedule", nargs="?", help="steady-schedule v1 file")
+    sh.add_argument("schedule", nargs="?", type=options.input_file, help="steady-schedule v1 file")
     sh.add_argument("--gantt", metavar="FILE", type=options.output_file,
                     help="write a Gantt chart (.png or .svg; "
                     "needs the 'plot' extra: pip install 'steady[plot]')")
@@ -565,10 +565,10 @@ def add_commands(sub) -> None:
                                     "messages per period) that delivers the most by K is "
                                     "picked.")
     source = si.add_mutually_exclusive_group()
-    source.add_argument("platform", nargs="?", help="steady-platform v1 file: simulate the "
+    source.add_argument("platform", nargs="?", type=options.input_file, help="steady-platform v1 file: simulate the "
                         "short timed schedule that suits the horizon best (default: the "
                         "embedded platform of 002 Figure 1)")
-    source.add_argument("--schedule", metavar="FILE", help="simulate this steady-schedule "
+    source.add_argument("--schedule", metavar="FILE", type=options.input_file, help="simulate this steady-schedule "
                         "file, version 1 or 2 (it is verified first, optimality not "
                         "required)")
     si.add_argument("--horizon", required=True, metavar="K", type=options.exact(),
