@@ -12,7 +12,7 @@ import os
 import sys
 import traceback
 
-from ..errors import InputError
+from ..errors import InputError, one_line
 from ..numbers import format_exact
 from . import options
 from ..present.sheet import number, percent, plural, print_json, print_sheet
@@ -251,7 +251,7 @@ def _report_run(args, options, setup, results) -> int:
     else:
         _print_run(args, options, setup, results)
     for line in main.problems()[:20]:
-        print(f"steady: run: {line}", file=sys.stderr)
+        print(one_line(f"steady: run: {line}"), file=sys.stderr)
     return 0 if all(r.delivered_ok for r in results) else 1
 
 

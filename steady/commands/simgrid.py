@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sys
 
-from ..errors import InputError
+from ..errors import InputError, echo, one_line
 from ..numbers import decimal_text, echo_exact, format_exact, parse_exact
 from .files import rejected, write_output
 from .options import _type, exact, input_file, integer, output_file
@@ -86,9 +86,9 @@ def _cmd_import_simgrid(args) -> int:
 
 def _dropped_note(report) -> None:
     if report.dropped:
-        print(f"steady: import: {len(report.dropped)} hosts unreachable from "
-              f"{report.platform.source}, dropped (first: {report.dropped[0]})",
-              file=sys.stderr)
+        print(one_line(f"steady: import: {len(report.dropped)} hosts unreachable from "
+                       f"{echo(report.platform.source)}, dropped (first: "
+                       f"{echo(report.dropped[0])})"), file=sys.stderr)
 
 
 def _cmd_replay(args) -> int:

@@ -13,8 +13,8 @@ import math
 import sys
 from fractions import Fraction
 
-from ..errors import InputError
-from ..numbers import decimal_text, format_exact
+from ..errors import InputError, one_line
+from ..numbers import decimal_text, echo_exact, format_exact
 from .files import rejected, write_output
 from . import options
 from .options import check_integer, input_file, output_file, positive_exact
@@ -123,10 +123,10 @@ def run_schedule(args, platform, origin) -> int:
     else:
         print_sheet(_rows(schedule, report.ratio, stats, summary, args.output))
     if args.ratio is not None and report.ratio < positive_exact(args.ratio, "--ratio"):
-        print(f"steady: no M up to {stats['limit']} reaches ratio "
-              f"{format_exact(args.ratio)}; the best "
-              f"found is M = {schedule.messages_per_period}, ratio "
-              f"{decimal_text(report.ratio)}", file=sys.stderr)
+        print(one_line(f"steady: no M up to {stats['limit']} reaches ratio "
+                       f"{echo_exact(args.ratio)}; the best found is M = "
+                       f"{schedule.messages_per_period}, ratio "
+                       f"{decimal_text(report.ratio)}"), file=sys.stderr)
         return 1
     return 0
 
