@@ -95,25 +95,46 @@ SCENARIOS = {
     # teardown, and after the end
     "write and teardown": (["schedule", SAMPLES / "mesh-65.json", "-o", "F.json",
                             "--quiet"], handlers_installed, 1.5),
+    # matplotlib drawing (a KeyboardInterrupt inside it came out as its traceback)
+    "gantt": (["show", "S10", "--gantt", "F.png"], handlers_installed, 2.0),
 }
+#: The scenarios whose command may end before the signal (then it ends as it would).
+MAY_END = ("write and teardown", "gantt")
+
+
+def schedule_10(folder: Path) -> Path:
+    """The exact schedule of samples/random-10.json, for show --gantt."""
+    from steady.platform import Platform
+    from steady.schedule.periodic import optimal_schedule
+    from steady.throughput import throughput
+
+    path = folder / "s10.json"
+    if not path.exists():
+        platform = Platform.from_file(SAMPLES / "random-10.json")
+        optimal_schedule(platform, throughput(platform, "trees"))[0].write(path)
+    return path
 
 
 def check_files(folder: Path) -> None:
-    """Complete or absent: F.json parses, and no temporary file is left."""
-    assert not list(folder.glob(".F.json.*")), list(folder.iterdir())
+    """Complete or absent: F.json parses, F.png is a whole PNG, and no temporary file
+    is left."""
+    assert not list(folder.glob(".F.*")), list(folder.iterdir())
     if (folder / "F.json").exists():
         json.loads((folder / "F.json").read_text())
+    if (folder / "F.png").exists():
+        assert (folder / "F.png").read_bytes().endswith(b"IEND\xaeB`\x82")
 
 
 @pytest.mark.slow
-@settings(max_examples=15, deadline=None)
+@settings(max_examples=18, deadline=None)
 @given(scenario=st.sampled_from(sorted(SCENARIOS)), number=st.sampled_from(STOPS),
        fraction=st.floats(0, 1))
 def test_a_signal_at_a_random_moment_is_answered(tmp_path_factory, scenario, number,
                                                  fraction):
     folder = tmp_path_factory.mktemp("signal")
     argv, moment, most = SCENARIOS[scenario]
-    argv = [platform_120(folder) if a == "R120" else a for a in argv]
+    argv = [platform_120(folder) if a == "R120" else schedule_10(folder) if a == "S10"
+            else a for a in argv]
     proc = steady(*argv, cwd=folder)
     try:
         reached = wait_for(proc, moment)
@@ -126,16 +147,16 @@ def test_a_signal_at_a_random_moment_is_answered(tmp_path_factory, scenario, num
         if proc.poll() is None:
             proc.kill()
             proc.communicate()
-    if scenario != "write and teardown":
+    if scenario not in MAY_END:
         assert reached and sent, (scenario, proc.returncode, err)
     check_files(folder)
     if proc.returncode == 130:
         assert err == "steady: interrupted\n"
         return
     # only the teardown (or a process already gone) may end as the command did
-    assert scenario == "write and teardown", (scenario, proc.returncode, err)
+    assert scenario in MAY_END, (scenario, proc.returncode, err)
     assert (proc.returncode, err) == (0, "")
-    assert "verified" in out and (folder / "F.json").exists()
+    assert (folder / ("F.json" if scenario == "write and teardown" else "F.png")).exists()
 
 
 def test_sigterm_during_start_up_is_one_line(tmp_path):

@@ -530,7 +530,8 @@ def _scan_text(result) -> str:
 
 
 def _optional_platform(parser) -> None:
-    parser.add_argument("platform", nargs="?", type=options.input_file, help="steady-platform v1 file "
+    parser.add_argument("platform", nargs="?", type=options.input_file,
+                        help="steady-platform v1 file "
                         "(default: the embedded platform of 002 Figure 1)")
 
 
@@ -585,7 +586,8 @@ def add_commands(sub) -> None:
     ve.set_defaults(run=_cmd_verify)
 
     sh = sub.add_parser("show", help="print one period of a schedule, draw its Gantt chart")
-    sh.add_argument("schedule", nargs="?", type=options.input_file, help="steady-schedule v1 file")
+    sh.add_argument("schedule", nargs="?", type=options.input_file,
+                    help="steady-schedule v1 file")
     sh.add_argument("--gantt", metavar="FILE", type=options.output_file,
                     help="write a Gantt chart (.png or .svg; "
                     "needs the 'plot' extra: pip install 'steady[plot]')")
@@ -620,10 +622,12 @@ def add_commands(sub) -> None:
                                     "messages per period) that delivers the most by K is "
                                     "picked.")
     source = si.add_mutually_exclusive_group()
-    source.add_argument("platform", nargs="?", type=options.input_file, help="steady-platform v1 file: simulate the "
+    source.add_argument("platform", nargs="?", type=options.input_file,
+                        help="steady-platform v1 file: simulate the "
                         "short timed schedule that suits the horizon best (default: the "
                         "embedded platform of 002 Figure 1)")
-    source.add_argument("--schedule", metavar="FILE", type=options.input_file, help="simulate this steady-schedule "
+    source.add_argument("--schedule", metavar="FILE", type=options.input_file,
+                        help="simulate this steady-schedule "
                         "file, version 1 or 2 (it is verified first, optimality not "
                         "required)")
     si.add_argument("--horizon", required=True, metavar="K", type=options.exact(),

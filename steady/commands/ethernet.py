@@ -35,7 +35,8 @@ def add_commands(sub) -> None:
                                          "Figure 4) or its k-ary extension on a "
                                          "steady-ethernet-cluster v1 file; the tree is "
                                          "checked contention-free (Theorems 1, 2).")
-    tr.add_argument("cluster", type=options.input_file, help="steady-ethernet-cluster v1 file")
+    tr.add_argument("cluster", type=options.input_file,
+                    help="steady-ethernet-cluster v1 file")
     tr.add_argument("--algorithm", choices=ALGORITHMS, default="binary",
                     help="linear (Algorithm 1), binary (Algorithm 2, default) or k-ary")
     tr.add_argument("--k", type=options.integer(2, options.MAX_SEGMENT_MACHINES), metavar="K",
@@ -65,7 +66,8 @@ def add_commands(sub) -> None:
     se.add_argument("--machines", type=options.integer(2, options.MAX_SEGMENT_MACHINES),
                     metavar="P", help="number of machines "
                     "(required unless --cluster gives them)")
-    se.add_argument("--cluster", metavar="FILE", type=options.input_file, help="steady-ethernet-cluster v1 file: "
+    se.add_argument("--cluster", metavar="FILE", type=options.input_file,
+                    help="steady-ethernet-cluster v1 file: "
                     "use Algorithm 2 (or its k-ary extension) on it; without it a "
                     "binary or k-ary tree is the complete one in heap order")
     se.add_argument("--size", required=True, metavar="BYTES", help="message size: "

@@ -27,7 +27,8 @@ def add_commands(sub) -> None:
                              description="Schedule the broadcast with the heuristics of "
                                          "001 §4-§5 (and MPI's binomial tree): who sends "
                                          "to whom, when, and the exact makespan.")
-    sc.add_argument("grid", metavar="CLUSTERS.json", type=options.input_file, help="steady-grid v1 file "
+    sc.add_argument("grid", metavar="CLUSTERS.json", type=options.input_file,
+                    help="steady-grid v1 file "
                     "(e.g. samples/grid5000-6-clusters.json)")
     sc.add_argument("--heuristic", default="all", metavar="NAME|all",
                     help="flat, fef, ecef, ecef-la, ecef-lat-min (ECEF-LAt), ecef-lat-max "

@@ -97,6 +97,11 @@ def _type(check, name: str):
     return parse
 
 
+#: An argparse ``type=`` from a check (raising ValueError or InputError with the
+#: reason), for the commands' own option grammars (``import simgrid --hosts``).
+checked_type = _type
+
+
 # -- integers --------------------------------------------------------------------------
 
 def _integer_in(text: str, low: int, high: int) -> int:

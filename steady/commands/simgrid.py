@@ -13,7 +13,7 @@ import sys
 from ..errors import InputError, echo, one_line
 from ..numbers import decimal_text, echo_exact, format_exact, parse_exact
 from .files import rejected, write_output
-from .options import _type, exact, input_file, integer, output_file
+from .options import checked_type, exact, input_file, integer, output_file
 
 #: ``replay --periods``: at most this many (and at most
 #: :data:`steady.simgrid.replay.MAX_TRANSFERS` transfers in all).
@@ -165,7 +165,7 @@ def add_commands(sub) -> None:
                     "SimGrid's units: 1MB = 10^6 bytes, 1MiB = 2^20, 8kb = 1000 bytes")
     sg.add_argument("--source", metavar="HOST", help="the broadcasting host (default: "
                     "the first selected host in natural order)")
-    sg.add_argument("--hosts", metavar="REGEX", type=_type(_hosts, "pattern"),
+    sg.add_argument("--hosts", metavar="REGEX", type=checked_type(_hosts, "pattern"),
                     help="keep the hosts whose name matches (Python re.search, matched "
                          "in linear time: no backreferences or lookarounds); big "
                          "platforms need it")

@@ -237,8 +237,8 @@ def _holds(code, context) -> bool:
         return end
     if code is C.AT_BOUNDARY:
         return word_before != word_after
-    if code is C.AT_NON_BOUNDARY:
-        return word_before == word_after
+    if code is C.AT_NON_BOUNDARY:   # never in an empty name (Python's re before 3.14)
+        return word_before == word_after and not (start and end)
     return False
 
 
