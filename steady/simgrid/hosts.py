@@ -1,5 +1,5 @@
 """``--hosts REGEX``: which hosts of a SimGrid platform to keep, matched in time linear
-in the host name (ours).
+in the host name (ours, on Thompson's construction; proofs/host-patterns.md).
 
 Python's ``re`` backtracks: ``^(a+)+$`` on a 34-character host name takes longer than
 anyone waits (2^34 steps), and so do ``a*a*a*...$`` and ``(a|a)*``.  The pattern is
