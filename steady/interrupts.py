@@ -1,6 +1,6 @@
 """Ctrl-C, SIGTERM and SIGHUP, honoured at any moment (ours; docs/cli.md, "Ctrl-C").
 
-Three pieces, all in the standard library so that the command line can install them
+The pieces, all in the standard library so that the command line can install them
 before it imports anything heavy:
 
 * :func:`command_signals`: the handlers of a command.  Each of the three signals is
@@ -22,9 +22,13 @@ before it imports anything heavy:
   solver to stop (``stop``: ``CpSolver.stop_search``, ``Solver.InterruptSolve``), and
   when the call has returned the handlers are put back *at the C level*
   (``signal.signal`` again) and the signal is delivered to them.
+* :func:`deferred`: the signals held back for a few system calls (a temporary file
+  being created or removed) and, by :func:`guard_extension_imports`, while an extension
+  module initialises (an interrupted python-flint crashed the process);
 * :func:`finish`: the last step of the ``steady`` process: from there on the signals
   are ignored (a signal while Python shuts down would kill the process without a word
-  after its output was complete), and one that arrived before is answered.
+  after its output was complete), and one that arrived before is answered;
+* :func:`other_rank`: under mpiexec, ranks other than 0 stay silent (rank 0 says it).
 """
 
 from __future__ import annotations
@@ -276,7 +280,8 @@ def solve(call, stop, kind: str = "solver"):
         # the signals reach the main thread, which waits below
         blocked = signal.pthread_sigmask(signal.SIG_BLOCK, SIGNALS)
         try:
-            worker.start()
+            if not caught:   # a signal already: the solve is not started at all
+                worker.start()
         finally:
             signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
         while worker.is_alive():
@@ -284,8 +289,9 @@ def solve(call, stop, kind: str = "solver"):
             # signal that another thread took (then the main thread is not woken)
             worker.join(0.1)
     except BaseException:   # a handler of ours raised: stop the solver, then go on up
-        stop()
-        worker.join()
+        if worker.ident is not None:
+            stop()
+            worker.join()
         raise
     finally:
         for number in handled:
@@ -293,6 +299,8 @@ def solve(call, stop, kind: str = "solver"):
     if caught:
         signum, frame = caught[0]
         previous[signum](signum, frame)   # KeyboardInterrupt on the command line
+        if worker.ident is None:          # a handler that let it pass: solve now
+            return solve(call, stop, kind)
     if "error" in outcome:
         raise outcome["error"]
     return outcome["value"]
