@@ -1,3 +1,3 @@
-from .commands import main
+from .cli import main
 
 raise SystemExit(main())

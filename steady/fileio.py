@@ -21,14 +21,12 @@ from __future__ import annotations
 import json
 import os
 import re
-import signal
 import stat
 import tempfile
-import threading
-from contextlib import contextmanager
 from decimal import Decimal
 from pathlib import Path
 
+from . import interrupts
 from .errors import InputError, echo
 from .numbers import MAX_DIGITS, many_digits
 
@@ -222,25 +220,62 @@ def check_version(doc: dict, origin: str, version: int | tuple[int, ...],
                          f"(this steady reads version {words})")
 
 
+def open_input(path, element: str = "file"):
+    """``path`` opened for reading (binary), or a one-line InputError naming it.
+
+    An input must be a regular file: a folder, a FIFO (one without a writer blocks its
+    reader forever), a socket or a device (``/dev/zero`` never ends) is refused up
+    front, like a missing file and an empty name (docs/cli.md, "Input files").  The
+    file is opened without blocking and checked on the open descriptor, so nothing
+    can be swapped in between."""
+    origin = os.fsdecode(os.fspath(path)) if isinstance(path, (str, bytes, os.PathLike)) \
+        else str(path)
+    if origin == "":
+        raise InputError("<command line>", element, "empty file name")
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except (FileNotFoundError, NotADirectoryError):
+        raise InputError(origin, element, "no such file") from None
+    except OSError as exc:
+        raise InputError(origin, element, f"cannot read: {exc.strerror or exc}") from None
+    try:
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):
+            raise InputError(origin, element, "is a folder, not a file")
+        if not stat.S_ISREG(mode):
+            kind = ("a FIFO" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode)
+                    else "a device")
+            raise InputError(origin, element, f"is {kind}, not a regular file: steady "
+                             "reads its inputs from regular files")
+        os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def check_input(path, element: str = "file") -> str:
+    """The text of ``path`` when it names a regular file steady can read (as
+    :func:`open_input`, for a file another program reads: SimGrid's platforms)."""
+    open_input(path, element).close()
+    return os.fsdecode(os.fspath(path))
+
+
 def load_json(path, kind: str | None = None) -> object:
     """Read and parse a JSON file (:func:`loads_json`); every failure becomes an
     :class:`InputError`.  With ``kind``, the document must be a JSON object of that
     format (:func:`check_format`)."""
     origin = str(path)
     try:
-        with open(path, "rb") as handle:
+        with open_input(path) as handle:
             size = os.fstat(handle.fileno()).st_size
             if size > MAX_DOCUMENT_BYTES:
                 raise InputError(origin, "file", f"{size} bytes, more than the "
                                  f"{MAX_DOCUMENT_BYTES} steady reads (docs/limits.md)")
             data = handle.read(MAX_DOCUMENT_BYTES + 1)
-    except FileNotFoundError:
-        raise InputError(origin, "file", "no such file") from None
-    except IsADirectoryError:
-        raise InputError(origin, "file", "is a directory, not a file") from None
     except OSError as exc:
         raise InputError(origin, "file", exc.strerror or str(exc)) from None
-    if len(data) > MAX_DOCUMENT_BYTES:   # a pipe or a device: fstat said nothing
+    if len(data) > MAX_DOCUMENT_BYTES:   # fstat said nothing
         raise InputError(origin, "file", f"more than the {MAX_DOCUMENT_BYTES} bytes "
                          "steady reads (docs/limits.md)")
     try:
@@ -255,41 +290,8 @@ def load_json(path, kind: str | None = None) -> object:
 
 # -- writing ------------------------------------------------------------------------
 
-_STOP_SIGNALS = {getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP")
-                 if hasattr(signal, name)}
-
-
-@contextmanager
-def signals_deferred():
-    """Hold Ctrl-C, SIGTERM and SIGHUP back inside the block; they are delivered (to
-    the handlers in place, KeyboardInterrupt on the command line) right after it.  Used
-    around the few system calls whose interruption would leave a temporary file
-    without a name to remove it by.
-
-    The handlers are swapped for a recorder, not the signals masked: a signal sent to
-    the process may be taken by any thread that does not mask it (joblib and dask start
-    threads), but Python runs every handler in the main thread."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    pending = []
-    previous = {}
-    for number in _STOP_SIGNALS:
-        handler = signal.getsignal(number)
-        if handler is None or handler is signal.SIG_IGN:   # not ours to hold, or ignored
-            continue
-        previous[number] = signal.signal(number, lambda signum, frame: pending.append(signum))
-    try:
-        yield
-    finally:
-        for number, handler in previous.items():
-            signal.signal(number, handler)
-        for number in pending:
-            handler = previous[number]
-            if callable(handler):
-                handler(number, None)
-            else:                       # SIG_DFL: the default action, now that we are done
-                signal.raise_signal(number)
+#: Hold Ctrl-C, SIGTERM and SIGHUP back inside a block: :func:`steady.interrupts.deferred`.
+signals_deferred = interrupts.deferred
 
 
 def check_output_path(path, element: str = "file") -> Path:
@@ -368,6 +370,8 @@ def atomic_write_bytes(path, data: bytes) -> None:
         with signals_deferred():
             os.close(fd)
             fd = None
+        if interrupts.received():   # a library swallowed the KeyboardInterrupt
+            raise KeyboardInterrupt
         os.replace(tmp, path)
     except BaseException:
         with signals_deferred():

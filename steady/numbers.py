@@ -130,7 +130,7 @@ def _from_text(text: str) -> Fraction:
         mantissa = text.lower().partition("e")[0]
         if len(mantissa) - ("." in mantissa) - mantissa.startswith("-") > MAX_DIGITS:
             raise ValueError(_too_long(text))
-        return _from_decimal(Decimal(text))
+        return _from_decimal(Decimal(text), text)
     raise ValueError(f"{echo(text)} is not a number (expected an integer, 'p/q' or a "
                      "decimal, in ASCII digits without spaces or '+')")
 
@@ -150,15 +150,15 @@ def _too_long(text: str) -> str:
             "one number (docs/limits.md)")
 
 
-def _from_decimal(value: Decimal) -> Fraction:
+def _from_decimal(value: Decimal, text: str | None = None) -> Fraction:
     if not value.is_finite():
         raise ValueError(f"{value} is not a finite number")
     sign, digits, exponent = value.as_tuple()
     if len(digits) > MAX_DIGITS:
         raise ValueError(_too_long(str(value)))
     if abs(exponent) > MAX_EXPONENT:
-        raise ValueError(f"{echo(str(value))} has an exponent beyond +-{MAX_EXPONENT}, "
-                         "the most steady reads (docs/limits.md)")
+        raise ValueError(f"{echo(text or str(value))} has an exponent beyond "
+                         f"+-{MAX_EXPONENT}, the most steady reads (docs/limits.md)")
     if len(digits) > 2000:   # Fraction(Decimal) converts quadratically: 1.3 s at 10^5
         n = int(flint.fmpz("".join(map(str, digits))))
         n = -n if sign else n

@@ -16,7 +16,7 @@ from helpers import assert_one_line_error, run
 from steady import fileio
 from steady.errors import InputError
 from steady.fileio import atomic_write_bytes, atomic_write_text, check_output_path, \
-    signals_deferred
+    open_input, signals_deferred
 from steady.platform import default_platform
 
 ROOT = os.geteuid() == 0 if hasattr(os, "geteuid") else False
@@ -202,3 +202,43 @@ def test_output_options_refuse_before_the_work(tmp_path, capsys, kind, argv):
     assert_one_line_error(err, argv[-1])
     if kind == "symlink":
         assert path.is_symlink() and (tmp_path / "target.png").read_text() == "keep"
+
+
+# -- inputs must be regular files (issue 42) ---------------------------------------------
+
+@pytest.mark.parametrize("argv", [
+    ["throughput", "IN"], ["verify", "IN", "IN"], ["show", "IN"],
+    ["simulate", "--schedule", "IN", "--horizon", "10"], ["grid", "schedule", "IN"],
+    ["ethernet", "tree", "IN"], ["heuristics", "IN"], ["tradeoff", "IN"],
+    ["run", "IN", "--broadcasts", "10", "--launch"],
+    ["throughput", "--tree", "IN"],
+])
+@pytest.mark.parametrize("kind", ["fifo", "folder", "device"])
+def test_an_input_that_is_no_regular_file_is_named(tmp_path, capsys, argv, kind):
+    """A FIFO without a writer would block its reader forever, /dev/zero never ends, a
+    folder is no document: each is refused up front, in one line naming it."""
+    path = tmp_path / f"in.{kind}"
+    if kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "folder":
+        path.mkdir()
+    else:
+        path = "/dev/zero"
+        if not os.path.exists(path):
+            pytest.skip("no /dev/zero")
+    argv = [str(path) if a == "IN" else a for a in argv]
+    code, out, err = run(capsys, *argv)
+    assert code == 2 and out == ""
+    says = {"fifo": "is a FIFO", "folder": "is a folder", "device": "is a device"}[kind]
+    assert_one_line_error(err, says)
+    assert str(path) in err
+
+
+def test_open_input_reads_a_regular_file_and_names_the_rest(tmp_path):
+    (tmp_path / "a.json").write_text("{}")
+    with open_input(tmp_path / "a.json") as handle:
+        assert handle.read() == b"{}"
+    for path, says in ((tmp_path / "none.json", "no such file"),
+                       (tmp_path / "a.json" / "x", "no such file"), ("", "empty file name")):
+        with pytest.raises(InputError, match=says):
+            open_input(path)

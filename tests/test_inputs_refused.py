@@ -25,6 +25,8 @@ from steady.schedule_file import Schedule
 FAST = settings(max_examples=60, deadline=None,
                 suppress_health_check=[HealthCheck.function_scoped_fixture])
 
+ROOT = __import__("pathlib").Path(__file__).resolve().parent.parent
+
 #: The zero of every Unicode digit set Python's int() accepts that is not ASCII (a few).
 ZEROS = [0xFF10, 0x0660, 0x06F0, 0x0966, 0x09E6, 0x0E50, 0x1D7CE]
 
@@ -520,3 +522,103 @@ def test_costs_drawn_far_apart_give_one_certified_optimum(platform, data):
     results = [throughput(far, m) for m in ("cuts", "trees", "flow")]
     assert len({r.throughput for r in results}) == 1
     assert all(check(far, r).ok for r in results)
+
+
+# -- sizes (issue 42, finding 7) -----------------------------------------------------------
+
+def _replicated(schedule_doc, n: int) -> dict:
+    """002 Figure 1's schedule with its period run ``n`` times: n times the steps and
+    the tree weights, a valid schedule of 2n steps."""
+    doc = json.loads(json.dumps(schedule_doc))
+    doc["trees"] = [dict(t, weight=t["weight"] * n) for t in doc["trees"]]
+    doc["steps"] = doc["steps"] * n
+    doc["messages_per_period"] *= n
+    doc["period"] = str(F(doc["period"]) * n)
+    return doc
+
+
+@pytest.mark.parametrize("argv, limit", [
+    (["show", "S", "--gantt", "G.png"], "MAX_GANTT_TRANSFERS"),
+    (["simulate", "--schedule", "S", "--horizon", "100"], "MAX_SIMULATED_TRANSFERS"),
+])
+def test_schedules_beyond_a_commands_size_are_refused_before_it_works(
+        tmp_path, schedule_doc, capsys, monkeypatch, argv, limit):
+    """A schedule of more transfers than show --gantt draws or simulate follows is
+    refused in one line naming the limit, before the schedule is built (here with the
+    limits lowered: 002 Figure 1 x 10 has 80 transfers)."""
+    from steady.commands import core
+
+    monkeypatch.setattr(core, limit, 79)
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps(_replicated(schedule_doc, 10)))
+    argv = [str(path) if a == "S" else str(tmp_path / a) if a == "G.png" else a
+            for a in argv]
+    code, out, err = run(capsys, *argv)
+    assert code == 2 and out == ""
+    assert_one_line_error(err, "80 transfers, more than the 79")
+    assert not (tmp_path / "G.png").exists()
+    monkeypatch.setattr(core, limit, 80)   # at the limit: it works
+    code, _, _ = run(capsys, *argv)
+    assert code == 0
+
+
+def test_grids_beyond_the_exact_search_fail_fast(tmp_path, capsys, monkeypatch):
+    """grid schedule --optimum is refused before the grid's tables are read and the
+    heuristics run (2000 clusters took more than 600 s); a grid file beyond the
+    clusters steady reads, too."""
+    from steady.grid import model
+
+    doc = json.loads((ROOT / "samples" / "grid5000-6-clusters.json").read_text())
+    big = dict(doc, clusters=[dict(doc["clusters"][0], name=f"c{i}") for i in range(11)])
+    path = tmp_path / "g.json"
+    path.write_text(json.dumps(big))
+    code, out, err = run(capsys, "grid", "schedule", path, "--optimum")
+    assert code == 2 and out == ""
+    assert_one_line_error(err, "--optimum")
+    assert "11 clusters" in err and "at most 10" in err
+    monkeypatch.setattr(model, "MAX_CLUSTERS", 5)
+    code, out, err = run(capsys, "grid", "schedule", ROOT / "samples" /
+                         "grid5000-6-clusters.json")
+    assert code == 2 and out == ""
+    assert_one_line_error(err, "6 clusters, more than the 5")
+
+
+def test_a_horizon_of_4300_digits_prints_short_lines(capsys):
+    """Every line of simulate's report is short (leading digits and size beyond 40
+    characters; the exact values with --json), and --plot refuses an axis beyond
+    floats in one line."""
+    code, out, err = run(capsys, "simulate", "--horizon", "1e4300")
+    assert code == 0 and err == ""
+    assert max(map(len, out.splitlines())) < 300, out
+    assert "digits; exact value with --json" in out
+    code, out, err = run(capsys, "simulate", "--horizon", "1e4300", "--json")
+    with numbers.many_digits():
+        assert json.loads(out)["horizon"] == "1" + "0" * 4300
+    code, out, err = run(capsys, "simulate", "--horizon", "1e4300", "--plot",
+                         "never.png")
+    assert code == 2 and out == ""
+    assert_one_line_error(err, "--plot")
+
+
+# -- wording (issue 42, finding 8) ----------------------------------------------------------
+
+def test_verify_without_optimality_names_a_timetable_and_an_unchecked_claim(tmp_path,
+                                                                          capsys):
+    """A timetable is "timed", never "0 steps"; a ratio the file claims and nothing
+    checks (--no-optimality, no certificate) is said to be unchecked."""
+    platform = ROOT / "samples" / "figure1.json"
+    path = tmp_path / "t.json"
+    assert run(capsys, "schedule", platform, "--max-messages", "3", "-o", path,
+               "--quiet")[0] == 0
+    doc = json.loads(path.read_text())
+    del doc["certificate"]
+    doc["ratio"] = "2"
+    path.write_text(json.dumps(doc))
+    code, out, err = run(capsys, "verify", platform, path, "--no-optimality")
+    assert code == 0 and err == ""
+    assert out.startswith("valid: timed, ") and "0 steps" not in out
+    assert "nor the ratio 2 the file claims" in out
+    code, out, _ = run(capsys, "verify", platform, path, "--no-optimality", "--json")
+    report = json.loads(out)
+    assert report["steps"] is None and report["ratio_checked"] is False
+    assert report["claimed_ratio"] == "2"

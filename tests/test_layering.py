@@ -11,7 +11,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent / "steady"
 #: The pipeline, lowest stage first: a module imports only its own stage or lower ones.
-STAGES = [("errors",), ("numbers",), ("fileio",), ("progress",),   # ground
+STAGES = [("interrupts",), ("errors",), ("numbers",), ("fileio",), ("progress",),  # ground
           ("exact",),                          # exact LP, max-flow, arborescences
           ("network",),                        # physical links: section, link rows
           ("platform", "__init__", "inputs"),  # the model, its file format, API inputs
@@ -25,7 +25,7 @@ STAGES = [("errors",), ("numbers",), ("fileio",), ("progress",),   # ground
           ("runtimes",),                       # programs for other runtimes (MSCCL XML)
           ("heuristics", "grid", "ethernet"),  # seeds 000, 001, 004, beside the core
           ("experiments",), ("commands", "cli", "__main__")]
-GROUND = ("errors", "numbers", "fileio", "progress")
+GROUND = ("interrupts", "errors", "numbers", "fileio", "progress")
 CHECKERS_MAY_IMPORT = ("errors", "numbers", "fileio", "platform", "schedule_file",
                        "certificate")  # and the standard library and networkx
 #: A runtime's checker (runtimes/<name>/check*) imports no exporter: the runtime's

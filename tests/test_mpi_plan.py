@@ -196,7 +196,7 @@ def test_a_transfer_packs_and_unpacks():
 
 
 @pytest.mark.parametrize("text, value", [("64KB", 65536), ("1MB", 2 ** 20), ("4096", 4096),
-                                         ("0.5KB", 512), ("2 KiB", 2048)])
+                                         ("0.5KB", 512), ("2KiB", 2048)])
 def test_sizes(text, value):
     assert size_bytes(text) == value
 
@@ -208,7 +208,8 @@ def test_durations(text, value):
     assert F(ns_text(value)) == F(value, 10 ** 9)
 
 
-@pytest.mark.parametrize("bad", ["", "1x", "0.3", "10"])
+@pytest.mark.parametrize("bad", ["", "1x", "0.3", "10", " 1KB", "2 KiB", "+1KB", "1_0KB",
+                                 "١KB", "1e400s", "99999999999GB"])
 def test_bad_size_or_duration_is_one_line(bad):
     with pytest.raises(InputError):
         size_bytes(bad, least=16)

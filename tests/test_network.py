@@ -222,11 +222,57 @@ def test_network_steps_are_valid_and_certified(pair):
     the step rule included; the ratio is certified, <= 1, claimed exactly."""
     _, wired = pair
     result = throughput(wired, "trees")
-    schedule, stats = network_schedule(wired, result, seconds=5)
+    schedule, stats = network_schedule(wired, result, rounds=40)
     report = verify(wired, schedule)
     assert report.ok, report.violations[:3]
     assert report.ratio == stats["ratio"] <= 1
     check_network_steps(wired, Schedule.from_dict(schedule.to_dict()))
+
+
+@settings(max_examples=15)
+@given(networked(max_nodes=5))
+def test_every_candidate_is_built_and_chosen_exactly(pair):
+    """Issue 42: a float score once chose a step schedule stretched in doubles (its
+    period 4753799606668857/4503599627370496 for 19/18).  The stretched steps last
+    exactly what max-min sharing takes (steady.schedule.network.fluid_duration, in
+    Fractions), and the schedule kept is the first of the exactly best."""
+    from steady.schedule.network import _stretched, _used_arcs, fluid_duration, \
+        network_trees
+    from steady.schedule.periodic import periodic_schedule
+    from steady.schedule_file import PriceCertificate
+
+    _, wired = pair
+    result = throughput(wired, "trees")
+    schedule, stats = optimal_schedule(wired, result)
+    scores = stats["candidates"]
+    assert all(isinstance(r, Fraction) for r in scores.values())
+    best = max(scores.values())
+    assert stats["ratio"] == best
+    assert stats["construction"] == next(k for k, r in scores.items() if r == best)
+    trees, scale = network_trees(wired, result)
+    planned = periodic_schedule(wired, trees, scale, PriceCertificate.of(result.certificate))
+    stretched = _stretched(wired, planned)
+    used = _used_arcs(wired, {t.arc: 1 for t in planned.all_transfers()})
+    index = {arc: e for e, arc in enumerate(used.arcs)}
+    for before, after in zip(planned.steps, stretched.steps):
+        load = {}
+        for t in before.transfers:
+            load[index[t.arc]] = load.get(index[t.arc], 0) + t.messages
+        assert after.duration == max(before.duration, fluid_duration(used, load))
+    assert stretched.period == sum(step.duration for step in stretched.steps)
+
+
+@pytest.mark.slow
+def test_the_backbone_sample_reaches_the_optimum_exactly():
+    """samples/simgrid/cluster_backbone-20.json (the issue's case): 002 §5.4.2's steps
+    of the one-port trees, stretched, reach the optimum: period 19/18, ratio 1."""
+    from pathlib import Path
+
+    p = Platform.from_file(Path(__file__).resolve().parent.parent / "samples" / "simgrid"
+                           / "cluster_backbone-20.json")
+    schedule, stats = optimal_schedule(p, throughput(p, "trees"))
+    assert schedule.period == F(19, 18) and stats["ratio"] == 1
+    assert verify(p, schedule).ratio == 1
 
 
 def test_network_steps_reach_the_optimum_on_figure1():

@@ -16,6 +16,7 @@ from steady.experiments.runner import check_workers, scheduler_url
 from steady.errors import InputError
 
 FAST = settings(max_examples=80, deadline=None)
+ROOT = __import__("pathlib").Path(__file__).resolve().parent.parent
 
 
 @FAST
@@ -152,3 +153,89 @@ def test_help_documents_the_exit_codes(capsys):
     for line in ("0    success", "1    a check failed", "2    bad input or usage",
                  "130  interrupted"):
         assert line in out
+
+
+# -- one strict rule for every integer and size option (issue 42) ------------------------
+
+#: Spellings Python's int(), float() or a loose pattern would take, and that the files'
+#: grammar refuses: spaces, "+", "_", non-ASCII digits (Arabic-Indic, full-width), empty.
+LOOSE = [" {}", "{} ", "+{}", "{}_0", "١{}", "１{}", ""]
+
+#: (command line with {} where the number goes, the option it must name)
+NUMBER_OPTIONS = [
+    (["schedule", "--max-messages", "1{}"], "--max-messages"),
+    (["simulate", "--horizon", "10", "--max-messages", "1{}"], "--max-messages"),
+    (["tradeoff", "--max-messages", "1{}"], "--max-messages"),
+    (["schedule", "--max-period", "1{}"], "--max-period"),
+    (["schedule", "--ratio", "1{}"], "--ratio"),
+    (["pipe", "--size", "1{}"], "--size"),
+    (["pipe", "--size", "10", "--slices", "1{}"], "--slices"),
+    (["simulate", "--horizon", "1{}"], "--horizon"),
+    (["simulate", "--horizon", "10", "--max-events", "1{}"], "--max-events"),
+    (["run", "S.json", "--broadcasts", "1{}"], "--broadcasts"),
+    (["run", "S.json", "--broadcasts", "10", "--size", "1{}KB"], "--size"),
+    (["run", "S.json", "--broadcasts", "10", "--time-unit", "1{}ms"], "--time-unit"),
+    (["run", "S.json", "--broadcasts", "10", "--timeout", "1{}"], "--timeout"),
+    (["calibrate", "-o", "C.json", "--launch", "1{}"], "--launch"),
+    (["calibrate", "-o", "C.json", "--repeats", "1{}"], "--repeats"),
+    (["calibrate", "-o", "C.json", "--size", "1{}KB"], "--size"),
+    (["calibrate", "-o", "C.json", "--timeout", "1{}"], "--timeout"),
+    (["import", "simgrid", "samples/simgrid/dogbone.xml", "--size", "1{}MB"], "--size"),
+    (["import", "simgrid", "samples/simgrid/dogbone.xml", "--size", "1MB", "--max-hosts",
+      "1{}"], "--max-hosts"),
+    (["replay", "samples/simgrid/dogbone.xml", "S.json", "--size", "1MB", "--periods",
+      "1{}"], "--periods"),
+    (["ethernet", "segment", "--machines", "1{}", "--size", "8KB"], "--machines"),
+    (["ethernet", "segment", "--machines", "8", "--size", "1{}KB"], "--size"),
+    (["grid", "schedule", "samples/grid5000-6-clusters.json", "--node-limit", "1{}"],
+     "--node-limit"),
+]
+
+
+@pytest.mark.parametrize("argv, option", NUMBER_OPTIONS)
+@pytest.mark.parametrize("form", LOOSE)
+def test_every_number_option_takes_ascii_digits_only(tmp_path, capsys, monkeypatch, argv,
+                                                     option, form):
+    """Docs (cli.md, Conventions): ASCII digits, no spaces, no "+" -- and no "_", no
+    other script's digits, no empty value -- for every option, through the shared
+    parsers; one line naming the option, exit 2, before any work."""
+    monkeypatch.chdir(ROOT)
+    value = form.format(0) if form else ""
+    argv = [a.replace("1{}", "1" + value if form else "") for a in argv]
+    argv = [str(tmp_path / a) if a in ("S.json", "C.json") else a for a in argv]
+    code, out, err = run(capsys, *argv)
+    assert code == 2 and out == "", (argv, err)
+    assert_one_line_error(err, option)
+    assert not (tmp_path / "C.json").exists()
+
+
+#: The audit's MPI and replay command lines (issue 42): beyond a float, below a
+#: nanosecond, more memory than the machine has.
+MPI_AUDIT = [
+    (["run", "S.json", "--broadcasts", "10", "--timeout", "1e400"], "--timeout"),
+    (["run", "S.json", "--broadcasts", "10", "--timeout", "1e-400"], "--timeout"),
+    (["calibrate", "-o", "C.json", "--timeout", "1e400"], "--timeout"),
+    (["calibrate", "-o", "C.json", "--timeout", "1e-400", "--launch", "2"], "--timeout"),
+    (["run", "S.json", "--broadcasts", "10", "--time-unit", "1e400s"], "--time-unit"),
+    (["run", "S.json", "--broadcasts", "10", "--time-unit", "1e-400s"], "--time-unit"),
+    (["run", "S.json", "--broadcasts", "10", "--size", "99999999999GB"], "--size"),
+    (["run", "S.json", "--broadcasts", "1000000000000"], "--broadcasts"),
+    (["run", "S.json", "--broadcasts", "1000000", "--size", "1GB"], "--broadcasts"),
+    (["run", "S.json", "--broadcasts", "10", "--trace", ""], "--trace"),
+    (["run", "S.json", "--broadcasts", "10", "--trace", "DIR"], "DIR"),
+    (["run", "S.json", "--broadcasts", "10", "--map", ""], "--map"),
+    (["calibrate", "-o", ""], "-o/--output"),
+    (["calibrate", "-o", "DIR"], "DIR"),
+    (["simulate", "--schedule", "", "--horizon", "10"], "--schedule"),
+    (["throughput", ""], "platform"),
+    (["show", "--trace", ""], "--trace"),
+]
+
+
+@pytest.mark.parametrize("argv, option", MPI_AUDIT)
+def test_mpi_options_are_refused_up_front(tmp_path, capsys, argv, option):
+    (tmp_path / "DIR").mkdir()
+    argv = [str(tmp_path / a) if a in ("S.json", "C.json", "DIR") else a for a in argv]
+    code, out, err = run(capsys, *argv)
+    assert code == 2 and out == "", (argv, err)
+    assert_one_line_error(err, str(tmp_path / option) if option == "DIR" else option)

@@ -14,6 +14,7 @@ from fractions import Fraction
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from steady import InputError, Platform
 from steady.schedule.periodic import optimal_schedule
@@ -255,3 +256,188 @@ def test_a_timetable_on_shared_links_runs_in_simgrid_transfer_by_transfer():
     report = replay(SAMPLES / "small_platform.xml", schedule, MB, periods=2)
     assert abs(report.ratio - 1) < 1e-9
     assert report.worst["late"] < 1e-9 * float(schedule.period)
+
+
+# -- hostile platform files and options (issue 42) ---------------------------------------
+
+PLATFORM = """<?xml version='1.0'?>
+<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
+<platform version="4.1">
+  <zone id="z" routing="Full">
+    <host id="A" speed="1Gf"/><host id="B" speed="1Gf"/>
+    <link id="l" bandwidth="1MBps" latency="1ms"/>
+    <route src="A" dst="B"><link_ctn id="l"/></route>
+  </zone>
+</platform>
+"""
+
+
+@pytest.mark.parametrize("change, element, says", [
+    (('bandwidth="1MBps"', 'bandwidth="NaN"'), "link 'l'.bandwidth", "not a finite number"),
+    (('bandwidth="1MBps"', 'bandwidth="-inf"'), "link 'l'.bandwidth", "not a finite"),
+    (('latency="1ms"', 'latency="nan"'), "link 'l'.latency", "not a finite number"),
+    (('latency="1ms"', 'latency="-1ms"'), "link 'l'.latency", "must be >= 0"),
+    (('bandwidth="1MBps"', 'bandwidth="0GBps"'), "link 'l'.bandwidth", "must be > 0"),
+    (('bandwidth="1MBps"', 'bandwidth="1e999999999Bps"'), "link 'l'.bandwidth",
+     "exponent beyond"),
+    (('bandwidth="1MBps"', 'bandwidth="1e400Bps"'), "link 'l'.bandwidth", "doubles"),
+    (('latency="1ms"', 'latency="1e-400s"'), "link 'l'.latency", "doubles"),
+    (('bandwidth="1MBps"', 'bandwidth="1MBps" bandwidth_file="/etc/passwd"'),
+     "link 'l'.bandwidth_file", "/etc/passwd"),
+    (('<host id="A"', '<host id="A" speed_file="cpu.txt"'), "host 'A'.speed_file",
+     "cpu.txt"),
+    (('<zone', '<trace id="t" file="/etc/passwd" periodicity="1"/><zone'),
+     "trace 't'.file", "/etc/passwd"),
+    (('<zone', '<include file="other.xml"/><zone'), "include.file", "other.xml"),
+    (('<zone', '<config><prop id="tracing" value="yes"/></config><zone'), "config",
+     "settings"),
+    ((' version="4.1"', ''), "platform.version", "missing"),
+    (('version="4.1"', 'version="3"'), "platform.version", "version 4"),
+    (('<zone', '<cluster id="c" prefix="n" suffix="" radical="0-100000000" speed="1f" '
+               'bw="1Bps" lat="0"/><zone'), "hosts", "more than 100000 hosts"),
+    (('<zone', '<cluster id="c" prefix="n" suffix="" radical="0-x" speed="1f" '
+               'bw="1Bps" lat="0"/><zone'), "cluster 'c'.radical", "ranges"),
+])
+def test_a_platform_file_is_checked_before_simgrid_reads_it(tmp_path, capsys, change,
+                                                           element, says):
+    """Every refusal is one line naming the element, before SimGrid runs (no SimGrid
+    needed): non-finite or out-of-range numbers, files SimGrid would open, settings,
+    versions it does not read, more hosts than it should build."""
+    xml = tmp_path / "p.xml"
+    xml.write_text(PLATFORM.replace(*change))
+    with pytest.raises(InputError) as caught:
+        read_facts(xml)
+    assert caught.value.element == element and says in caught.value.reason, caught.value
+    code, out, err = run(capsys, "import", "simgrid", xml, "--size", "1MB")
+    assert code == 2 and out == ""
+    assert_one_line_error(err, says)
+
+
+def test_a_byte_order_mark_a_folder_and_a_fifo_are_named(tmp_path, capsys):
+    (tmp_path / "bom.xml").write_bytes(b"\xef\xbb\xbf" + PLATFORM.encode())
+    (tmp_path / "folder.xml").mkdir()
+    os.mkfifo(tmp_path / "fifo.xml")
+    for name, says in (("bom.xml", "byte order mark"), ("folder.xml", "is a folder"),
+                       ("fifo.xml", "is a FIFO")):
+        for command in (["import", "simgrid", tmp_path / name, "--size", "1MB"],
+                        ["replay", tmp_path / name, SAMPLES / "dogbone.json", "--size",
+                         "1MB"]):
+            code, out, err = run(capsys, *command)
+            assert code == 2, (name, command)
+            assert_one_line_error(err, says)
+
+
+@pytest.mark.parametrize("option, value", [
+    ("--size", "1e999999999MB"), ("--size", " 1MB"), ("--size", "+1MB"),
+    ("--size", "1_0MB"), ("--size", "١MB"), ("--size", "1 MB"), ("--size", "NaNMB"),
+    ("--max-hosts", " 10"), ("--max-hosts", "1_0"), ("--max-hosts", "١٠"),
+    ("--max-hosts", "+10"), ("--max-hosts", "1"), ("--max-hosts", "100000"),
+    ("--hosts", r"(a)\1"), ("--hosts", "(?=a)"), ("--hosts", "(?i)a"),
+    ("--hosts", "a{1000}"), ("--hosts", "("),
+])
+def test_import_options_are_strict(capsys, option, value):
+    code, out, err = run(capsys, "import", "simgrid", SAMPLES / "dogbone.xml", "--size",
+                         "1MB", option, value)
+    assert code == 2 and out == ""
+    assert_one_line_error(err, option)
+
+
+@pytest.mark.parametrize("option, value", [
+    ("--periods", " 2"), ("--periods", "2_0"), ("--periods", "0"), ("--periods", "10001"),
+    ("--min-ratio", "1e4301"), ("--min-ratio", "NaN"), ("--min-ratio", "0"),
+    ("--size", "1e999999999MB"),
+])
+def test_replay_options_are_strict(capsys, option, value):
+    code, out, err = run(capsys, "replay", SAMPLES / "dogbone.xml",
+                         SAMPLES / "dogbone.json", "--size", "1MB", option, value)
+    assert code == 2 and out == ""
+    assert_one_line_error(err, option)
+
+
+# patterns of a small grammar over the host names' alphabet: literals, classes, groups,
+# alternation, quantifiers (greedy and lazy), anchors
+_ATOMS = st.sampled_from(["a", "b", "-", r"\.", ".", "[ab]", "[^a]", r"\d", r"\w", r"\W",
+                          "[0-9]", "1"])
+
+
+def _patterns():
+    def extend(inner):
+        return st.one_of(
+            st.tuples(inner, inner).map("".join),
+            st.tuples(inner, inner).map(lambda t: f"(?:{t[0]}|{t[1]})"),
+            inner.map(lambda x: f"({x})"),
+            st.tuples(inner, st.sampled_from(["*", "+", "?", "*?", "{2}", "{1,3}",
+                                              "{2,}", "+?"])).map(
+                lambda t: f"(?:{t[0]}){t[1]}"))
+    body = st.recursive(_ATOMS, extend, max_leaves=8)
+    return st.tuples(st.sampled_from(["", "^", r"\A", r"\b"]), body,
+                     st.sampled_from(["", "$", r"\Z", r"\B"])).map("".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(pattern=_patterns(), names=st.lists(st.text("ab-.19_\n", max_size=10), max_size=8))
+def test_host_patterns_answer_as_re_search(pattern, names):
+    """The linear-time matcher (steady.simgrid.hosts) agrees with Python's re.search on
+    every pattern of its grammar."""
+    import re
+
+    from steady.simgrid.hosts import HostPattern
+
+    matcher = HostPattern(pattern)
+    for name in names:
+        assert matcher.search(name) == bool(re.search(pattern, name)), (pattern, name)
+
+
+def test_a_catastrophic_pattern_is_matched_in_linear_time():
+    """^(a+)+$ on 34 a's and a b: 2^34 steps for a backtracking matcher; here one pass
+    of at most (name length) x (states) steps (counted by the automaton's cache)."""
+    from steady.simgrid.hosts import HostPattern
+
+    for pattern in (r"^(a+)+$", "^" + "a*" * 12 + "$", r"(a|a)*b$", r"^(a|aa)+$"):
+        matcher = HostPattern(pattern)
+        assert matcher.search("a" * 34 + "!") is False
+        assert len(matcher._steps) <= 35 * 2
+
+
+@needs_simgrid
+def test_a_route_to_a_missing_host_is_named(tmp_path, capsys):
+    xml = tmp_path / "p.xml"
+    xml.write_text(PLATFORM.replace('dst="B"', 'dst="C"'))
+    code, out, err = run(capsys, "import", "simgrid", xml, "--size", "1MB")
+    assert code == 2
+    line = err.strip()
+    assert_one_line_error(err, "line 7")
+    assert "'C' is no host, router or zone" in line and "'A','B'" not in line
+
+
+@needs_simgrid
+def test_replay_verifies_the_schedule_first(tmp_path, capsys):
+    """A schedule that lost transfers is rejected by the verifier (exit 1, the
+    violations listed), not replayed; one whose network section is not the file's
+    (its links said fatpipe, the certificate gone) is refused in one line."""
+    xml = SAMPLES / "small_platform.xml"
+    platform, schedule = tmp_path / "p.json", tmp_path / "s.json"
+    assert run(capsys, "import", "simgrid", xml, "--size", "1MB", "-o", platform,
+               "--quiet")[0] == 0
+    assert run(capsys, "schedule", platform, "-o", schedule, "--quiet")[0] == 0
+    doc = json.loads(schedule.read_text())
+    short = json.loads(schedule.read_text())
+    for step in short["steps"]:
+        step["transfers"] = step["transfers"][:1]
+    (tmp_path / "short.json").write_text(json.dumps(short))
+    code, out, err = run(capsys, "replay", xml, tmp_path / "short.json", "--size", "1MB",
+                         "--min-ratio", "0.99")
+    assert code == 1 and out == ""
+    assert "rejected by the verifier" in err and "[delivery]" in err
+    fat = json.loads(json.dumps(doc))
+    for link in fat["platform"]["network"]["links"]:
+        link["sharing"] = "fatpipe"
+    for key in ("certificate", "optimum", "ratio"):
+        fat.pop(key, None)
+    (tmp_path / "fat.json").write_text(json.dumps(fat))
+    code, out, err = run(capsys, "replay", xml, tmp_path / "fat.json", "--size", "1MB")
+    assert code in (1, 2) and out == ""
+    if code == 2:
+        assert_one_line_error(err, "fatpipe")
+    else:
+        assert "rejected by the verifier" in err

@@ -7,8 +7,8 @@ modules of this package, one per seed system.
 
 The command modules hold argparse wiring and presentation only and import what a
 command computes when it runs, so building the parser stays cheap (``steady --help``).
-Exit codes: 0 success, 1 a check failed, 2 bad input or usage, 130 interrupted (Ctrl-C or
-SIGTERM).  A user error is one line on stderr naming the file, the element and the
+Exit codes: 0 success, 1 a check failed, 2 bad input or usage, 130 interrupted (Ctrl-C,
+SIGTERM or SIGHUP).  A user error is one line on stderr naming the file, the element and the
 reason, never a traceback (docs/cli.md); the limits that remain are in docs/limits.md.
 """
 
@@ -16,12 +16,9 @@ from __future__ import annotations
 
 import argparse
 import os
-import signal
 import sys
-import threading
-from contextlib import contextmanager
 
-from .. import __version__
+from .. import __version__, interrupts
 from ..errors import InputError
 from ..numbers import MAX_TEXT_DIGITS, many_digits
 from .options import SteadyParser
@@ -57,7 +54,7 @@ exit codes:
   1    a check failed (verify found violations, a schedule was rejected, ...)
   2    bad input or usage, an input beyond docs/limits.md included: one line on
        stderr naming the file, the element and the reason (docs/cli.md)
-  130  interrupted (Ctrl-C or SIGTERM): output files are complete or absent"""
+  130  interrupted (Ctrl-C, SIGTERM or SIGHUP): output files are complete or absent"""
 
 
 def main(argv=None) -> int:
@@ -65,7 +62,7 @@ def main(argv=None) -> int:
     parser = build_parser()
     try:
         # results may be longer than any input: MAX_TEXT_DIGITS for the whole command
-        with _stop_signals(), many_digits():
+        with interrupts.command_signals(), many_digits():
             try:
                 args = parser.parse_args(argv)
             except SystemExit as exc:  # --help, --version, or a usage error (printed)
@@ -73,61 +70,53 @@ def main(argv=None) -> int:
             if args.command is None:  # plain `steady`: the help, not an error
                 parser.print_help()
                 return 0
-            return _run(args)
+            code = _run(args)
+            # a library that swallowed the KeyboardInterrupt (or turned it into an
+            # answer) does not make an interrupted command a success
+            if interrupts.received() and code != interrupts.EXIT_CODE:
+                return interrupts.interrupted()
+            return code
     except KeyboardInterrupt:  # a signal while the handlers are put back: still 130
-        print("steady: interrupted", file=sys.stderr)
-        return 130
+        return interrupts.interrupted()
 
 
 def _run(args) -> int:
     try:
         return args.run(args)
-    except InputError as exc:
+    except KeyboardInterrupt:
+        return interrupts.interrupted()
+    except BaseException as exc:
+        # after Ctrl-C, SIGTERM or SIGHUP, whatever a library made of the
+        # KeyboardInterrupt (an ImportError, a RuntimeError, a plotting error) is the
+        # interruption (docs/cli.md): one line, exit code 130
+        if interrupts.received():
+            return interrupts.interrupted()
+        code = _failed(args, exc)
+        if code is None:
+            raise
+        return code
+
+
+def _failed(args, exc) -> int | None:
+    """The exit code of a command that raised ``exc``; None when it is not ours."""
+    if isinstance(exc, InputError):
         if exc.origin == "<platform>" and isinstance(getattr(args, "platform", None), str):
             # the library names a Platform object it was given; here it is a file
             exc = InputError(args.platform, exc.element, exc.reason)
-        print(f"steady: {exc}", file=sys.stderr)
+        if not interrupts.other_rank():   # under mpiexec, rank 0 says it for all
+            print(f"steady: {exc}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print("steady: interrupted", file=sys.stderr)
-        return 130
-    except BrokenPipeError:  # e.g. `steady show FILE | head`: the reader left
+    if isinstance(exc, BrokenPipeError):  # e.g. `steady show FILE | head`: the reader left
         sys.stdout = open(os.devnull, "w")
         return 0
-    except MemoryError:
+    if isinstance(exc, MemoryError):
         print("steady: out of memory: the input is too large for this machine (the "
               "limits are in docs/limits.md)", file=sys.stderr)
         return 2
-    except ValueError as exc:
+    if isinstance(exc, ValueError) and "integer string conversion" in str(exc):
         # The last guard of docs/limits.md: a number whose text would exceed
         # MAX_TEXT_DIGITS digits (Python refuses the int <-> str conversion).
-        if "integer string conversion" not in str(exc):
-            raise
         print(f"steady: a number has more than {MAX_TEXT_DIGITS} digits, the most steady "
               "converts to or from text (docs/limits.md)", file=sys.stderr)
         return 2
-
-
-def _interrupt(signum, frame):
-    raise KeyboardInterrupt
-
-
-@contextmanager
-def _stop_signals():
-    """SIGTERM (and SIGHUP) stop a command as Ctrl-C does: KeyboardInterrupt, so that
-    every temporary file is removed on the way out (steady.fileio) and the exit code is
-    130.  A signal the parent set to be ignored stays ignored; the handlers are put
-    back when the command returns (tests run commands in-process)."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    previous = {}
-    for name in ("SIGTERM", "SIGHUP"):
-        number = getattr(signal, name, None)
-        if number is not None and signal.getsignal(number) is not signal.SIG_IGN:
-            previous[number] = signal.signal(number, _interrupt)
-    try:
-        yield
-    finally:
-        for number, handler in previous.items():
-            signal.signal(number, handler)
+    return None

@@ -12,7 +12,7 @@ import sys
 from dataclasses import replace
 from fractions import Fraction
 
-from ..errors import InputError
+from ..errors import InputError, one_line
 from ..numbers import format_exact
 from ..platform import Platform, load_platform, load_tree
 from . import mpi, options, runtimes, timed
@@ -226,22 +226,69 @@ def _cmd_verify(args) -> int:
     min_ratio = None if args.min_ratio is None else options.positive_exact(args.min_ratio, "--min-ratio")
     report = verify(platform, schedule, optimality=not args.no_optimality,
                     min_ratio=min_ratio)
+    # a claimed ratio the verifier did not check (--no-optimality, no certificate) is
+    # said so, never passed over in silence
+    claimed = schedule.extra.get("ratio") if not report.rated else None
     if args.json:
-        print_json(report.to_dict())
-    elif report.ok and report.rated and report.ratio is not None:
-        shape = "timed" if report.version == 2 else f"{report.steps} steps"
+        doc = report.to_dict()
+        if report.version == 2:
+            doc["steps"] = None          # a timetable has no steps (schedule --json too)
+        doc["ratio_checked"] = report.ratio is not None
+        if claimed is not None:
+            doc["claimed_ratio"] = format_exact(claimed)
+        print_json(doc)
+        return 0 if report.ok else 1
+    shape = "timed" if report.version == 2 else f"{report.steps} steps"
+    if report.ok and report.rated and report.ratio is not None:
         print(f"valid: {shape}, {report.transfers} transfers, {report.trees} trees; "
               f"throughput {format_exact(schedule.throughput)}, certified ratio "
               f"{timed.ratio_text(report.ratio)} of the optimum")
     elif report.ok:
-        print(f"valid: {report.steps} steps, {report.transfers} transfers, "
+        unchecked = ""
+        if claimed is not None:
+            unchecked = (f", nor the ratio {exact(claimed)} the file claims: it has no "
+                         "certificate")
+        print(f"valid: {shape}, {report.transfers} transfers, "
               f"{report.trees} trees; throughput {format_exact(schedule.throughput)}"
-              + (" is optimal" if report.optimality else " (optimality not checked)"))
+              + (" is optimal" if report.optimality else
+                 f" (optimality not checked{unchecked})"))
     else:
         print(f"invalid: {len(report.violations)} violation(s)")
         for violation in report.violations:
             print(f"  {violation}")
     return 0 if report.ok else 1
+
+
+#: The largest horizon `simulate --plot` draws (a float axis ends near 10^308).
+MAX_PLOT_HORIZON = 10 ** 300
+#: Transfers of a schedule file `steady simulate --schedule` takes (each is unrolled,
+#: timed and checked several times in exact arithmetic: 80000 transfers took 24 s,
+#: 800000 took 148 s on a loaded 2-core machine; docs/limits.md).
+MAX_SIMULATED_TRANSFERS = 200_000
+#: Transfers `steady show --gantt` draws (two bars each: 80000 took 56 s).
+MAX_GANTT_TRANSFERS = 20_000
+
+
+def bounded_schedule(path, most: int, option: str, what: str):
+    """The schedule file ``path``, refused in one line (before it is built) when it has
+    more than ``most`` transfers (a version 1 file's steps counted transfer by
+    transfer)."""
+    from ..fileio import load_json
+    from ..schedule_file import Schedule
+
+    doc = load_json(path)
+    count = 0
+    if isinstance(doc, dict):
+        steps, timed_ = doc.get("steps"), doc.get("transfers")
+        if isinstance(steps, list):
+            count += sum(len(st.get("transfers", ())) if isinstance(st, dict)
+                         and isinstance(st.get("transfers"), list) else 1 for st in steps)
+        if isinstance(timed_, list):
+            count += len(timed_)
+    if count > most:
+        raise InputError(str(path), "transfers", f"{count} transfers, more than the "
+                         f"{most} {what} ({option}; docs/limits.md)")
+    return Schedule.from_dict(doc, str(path))
 
 
 def _cmd_show(args) -> int:
@@ -252,7 +299,9 @@ def _cmd_show(args) -> int:
         return mpi.show_trace(args)
     if args.schedule is None:
         raise InputError("<command line>", "schedule", "give a schedule file (or --trace)")
-    schedule = Schedule.from_file(args.schedule)
+    schedule = (bounded_schedule(args.schedule, MAX_GANTT_TRANSFERS, "--gantt",
+                                 "a Gantt chart draws")
+                if args.gantt else Schedule.from_file(args.schedule))
     if args.gantt or schedule.version == 2:  # they need the links' costs
         check_links(schedule, args.schedule)
     print(period_table(schedule))
@@ -274,8 +323,13 @@ def _cmd_simulate(args) -> int:
     from ..verify import verify
 
     horizon = options.positive_exact(args.horizon, "--horizon")
+    if args.plot and horizon > MAX_PLOT_HORIZON:
+        raise InputError("<command line>", "--plot", f"a horizon of about 10^"
+                         f"{int(horizon.numerator.bit_length() * 0.30103)} time "
+                         "units cannot be drawn (a plot's axes end near 10^308); give a "
+                         "horizon up to 10^300, or drop --plot (docs/limits.md)")
     most = _most_messages(args.max_messages)
-    if args.schedule:
+    if args.schedule is not None:
         from ..simulate.choose import schedule_choice
         from ..simulate.plan import TooLarge
         from ..simulate.unroll import MAX_SLOTS, TooManySlots
@@ -284,7 +338,8 @@ def _cmd_simulate(args) -> int:
             raise InputError("<command line>", "--max-messages" if most is not None
                              else "--output", "applies to a platform, not to "
                              "--schedule (the file's schedule is simulated as it is)")
-        schedule = Schedule.from_file(args.schedule)
+        schedule = bounded_schedule(args.schedule, MAX_SIMULATED_TRANSFERS, "--schedule",
+                                    "steady simulate follows")
         checked = verify(schedule.platform, schedule, optimality=False)
         if rejected(checked):
             return 1
@@ -323,7 +378,7 @@ def _cmd_simulate(args) -> int:
     else:
         _print_simulation(report, shown, args.output, args.plan)
     for violation in report.violations[:20]:
-        print(f"steady: simulation: {violation}", file=sys.stderr)
+        print(one_line(f"steady: simulation: {violation}"), file=sys.stderr)
     return 1 if report.violations else 0
 
 
@@ -331,7 +386,7 @@ def _most_messages(text):
     """--max-messages: the largest M tried (None: the effort's ladder)."""
     if text is None:
         return None
-    return options.check_integer(str(text), "--max-messages", 1, 10 ** 6)
+    return options.check_integer(text, "--max-messages", 1, 10 ** 6)
 
 
 def _magnitude(n: int) -> str:
@@ -445,7 +500,7 @@ def _print_simulation(report, schedule, written=None, plan_file=None) -> None:
                    f"checked" + ("" if not report.violations else ", VIOLATIONS below"))
     else:
         fits = report.largest_checkable
-        checked = (f"no: {report.batches} batches need {report.transfers} message "
+        checked = (f"no: {n(report.batches)} batches need {n(report.transfers)} message "
                    f"transfers (> --max-events); "
                    + (f"horizons up to {exact(fits, IN_JSON)} can be simulated"
                       if fits is not None else "not even one batch fits: raise --max-events"))
@@ -469,8 +524,8 @@ def _print_simulation(report, schedule, written=None, plan_file=None) -> None:
         which = f"the file's ({shape})"
     rows = [
         ("horizon K", n(report.horizon)),
-        ("delivered", f"{report.delivered} {plural(report.delivered, 'message')} "
-                      + (f"({report.batches} {plural(report.batches, 'batch')} unrolled), "
+        ("delivered", f"{n(report.delivered)} {plural(report.delivered, 'message')} "
+                      + (f"({n(report.batches)} {plural(report.batches, 'batch')} unrolled), "
                          if report.listed is None else "")
                       + "each held by every node by K"),
         ("bound K·TP*", f"{n(report.bound)} (Lemma 7; TP* = {n(report.optimum)}, "
@@ -580,7 +635,7 @@ MAX_SLICES = 10 ** 6
 
 def _slices_option(text: str) -> tuple[str, int | None]:
     """``--slices``: ("auto", None), ("paper", None) or ("given", N) with N >= 1."""
-    choice = text.strip().lower()
+    choice = text
     if choice in ("auto", "paper"):
         return choice, None
     try:
@@ -632,7 +687,8 @@ def _scan_text(result) -> str:
 
 
 def _optional_platform(parser) -> None:
-    parser.add_argument("platform", nargs="?", help="steady-platform v1 file "
+    parser.add_argument("platform", nargs="?", type=options.input_file,
+                        help="steady-platform v1 file "
                         "(default: the embedded platform of 002 Figure 1)")
 
 
@@ -645,7 +701,7 @@ def add_commands(sub) -> None:
     mode = tp.add_mutually_exclusive_group()
     mode.add_argument("--dag", action="store_true",
                       help="solve SSBPDAG (002 §4.1); the platform must be a DAG")
-    mode.add_argument("--tree", metavar="TREEFILE",
+    mode.add_argument("--tree", metavar="TREEFILE", type=options.input_file,
                       help="throughput of this spanning tree (002 §3.1.2)")
     tp.add_argument("--method", choices=("cuts", "trees", "flow"), default=None,
                     help="LP formulation for the graph problem: min-cut cutting planes "
@@ -690,8 +746,10 @@ def add_commands(sub) -> None:
                                     "--no-optimality) the optimality certificate; with "
                                     "--msccl FILE.xml, an MSCCL algorithm file instead. "
                                     "Exit 0 valid, 1 invalid, 2 unreadable input.")
-    ve.add_argument("platform", nargs="?", help="steady-platform v1 file")
-    ve.add_argument("schedule", nargs="?", help="steady-schedule v1 file")
+    ve.add_argument("platform", nargs="?", type=options.input_file,
+                    help="steady-platform v1 file")
+    ve.add_argument("schedule", nargs="?", type=options.input_file,
+                    help="steady-schedule v1 file")
     ve.add_argument("--min-ratio", metavar="R", help="a timed (version 2) schedule's "
                     "certified ratio to the optimum must be >= R (exit 1 below it)")
     ve.add_argument("--no-optimality", action="store_true",
@@ -701,7 +759,8 @@ def add_commands(sub) -> None:
     ve.set_defaults(run=_cmd_verify)
 
     sh = sub.add_parser("show", help="print one period of a schedule, draw its Gantt chart")
-    sh.add_argument("schedule", nargs="?", help="steady-schedule v1 file")
+    sh.add_argument("schedule", nargs="?", type=options.input_file,
+                    help="steady-schedule v1 file")
     sh.add_argument("--gantt", metavar="FILE", type=options.output_file,
                     help="write a Gantt chart (.png or .svg; "
                     "needs the 'plot' extra: pip install 'steady[plot]')")
@@ -736,10 +795,12 @@ def add_commands(sub) -> None:
                                     "messages per period) that delivers the most by K is "
                                     "picked.")
     source = si.add_mutually_exclusive_group()
-    source.add_argument("platform", nargs="?", help="steady-platform v1 file: simulate the "
+    source.add_argument("platform", nargs="?", type=options.input_file,
+                        help="steady-platform v1 file: simulate the "
                         "short timed schedule that suits the horizon best (default: the "
                         "embedded platform of 002 Figure 1)")
-    source.add_argument("--schedule", metavar="FILE", help="simulate this steady-schedule "
+    source.add_argument("--schedule", metavar="FILE", type=options.input_file,
+                        help="simulate this steady-schedule "
                         "file, version 1 or 2 (it is verified first, optimality not "
                         "required)")
     si.add_argument("--horizon", required=True, metavar="K", type=options.exact(),
@@ -760,7 +821,8 @@ def add_commands(sub) -> None:
                          "as the timetable allows (lags computed from it); listed: no "
                          "periods, the broadcasts list scheduled over the schedule's trees "
                          "(each port waits only for data); default with a platform: the "
-                         "best of the three")
+                         "best of those --effort tries (pipelined at fast and default, "
+                         "all three at thorough)")
     si.add_argument("-o", "--output", metavar="FILE", type=options.output_file,
                     help="with a platform: write the chosen timed schedule (version 2)")
     si.add_argument("--plan", metavar="FILE", type=options.output_file,

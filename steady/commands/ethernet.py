@@ -16,7 +16,7 @@ from ..present.sheet import print_json, print_sheet, written_line
 
 ALGORITHMS = ("linear", "binary", "k-ary")
 # ASCII digits (\d alone takes any Unicode digit), at most 15 of them: < 10^15 bytes.
-_SIZE = re.compile(r"^\s*([0-9]{1,15})\s*(b|k|kb|m|mb)?\s*$", re.IGNORECASE | re.ASCII)
+_SIZE = re.compile(r"([0-9]{1,15})(b|k|kb|m|mb)?", re.IGNORECASE | re.ASCII)
 _UNITS = {"": 1, "b": 1, "k": 1024, "kb": 1024, "m": 1024 ** 2, "mb": 1024 ** 2}
 
 
@@ -35,7 +35,8 @@ def add_commands(sub) -> None:
                                          "Figure 4) or its k-ary extension on a "
                                          "steady-ethernet-cluster v1 file; the tree is "
                                          "checked contention-free (Theorems 1, 2).")
-    tr.add_argument("cluster", help="steady-ethernet-cluster v1 file")
+    tr.add_argument("cluster", type=options.input_file,
+                    help="steady-ethernet-cluster v1 file")
     tr.add_argument("--algorithm", choices=ALGORITHMS, default="binary",
                     help="linear (Algorithm 1), binary (Algorithm 2, default) or k-ary")
     tr.add_argument("--k", type=options.integer(2, options.MAX_SEGMENT_MACHINES), metavar="K",
@@ -65,7 +66,8 @@ def add_commands(sub) -> None:
     se.add_argument("--machines", type=options.integer(2, options.MAX_SEGMENT_MACHINES),
                     metavar="P", help="number of machines "
                     "(required unless --cluster gives them)")
-    se.add_argument("--cluster", metavar="FILE", help="steady-ethernet-cluster v1 file: "
+    se.add_argument("--cluster", metavar="FILE", type=options.input_file,
+                    help="steady-ethernet-cluster v1 file: "
                     "use Algorithm 2 (or its k-ary extension) on it; without it a "
                     "binary or k-ary tree is the complete one in heap order")
     se.add_argument("--size", required=True, metavar="BYTES", help="message size: "
@@ -267,7 +269,7 @@ def _cmd_segment(args) -> int:
 
 
 def _size(text: str) -> int:
-    match = _SIZE.match(text)
+    match = _SIZE.fullmatch(text)
     if not match or int(match.group(1)) < 1:
         raise InputError("<command line>", "--size", f"{text!r}: expected a positive "
                          "number of bytes, optionally with a KB or MB suffix")

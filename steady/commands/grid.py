@@ -27,7 +27,8 @@ def add_commands(sub) -> None:
                              description="Schedule the broadcast with the heuristics of "
                                          "001 §4-§5 (and MPI's binomial tree): who sends "
                                          "to whom, when, and the exact makespan.")
-    sc.add_argument("grid", metavar="CLUSTERS.json", help="steady-grid v1 file "
+    sc.add_argument("grid", metavar="CLUSTERS.json", type=options.input_file,
+                    help="steady-grid v1 file "
                     "(e.g. samples/grid5000-6-clusters.json)")
     sc.add_argument("--heuristic", default="all", metavar="NAME|all",
                     help="flat, fef, ecef, ecef-la, ecef-lat-min (ECEF-LAt), ecef-lat-max "
@@ -87,13 +88,22 @@ def _cmd_schedule(args) -> int:
     from ..progress import StageBar
     from ..grid.heuristics import HEURISTICS, resolve, run
     from ..grid.model import Grid
-    from ..grid.optimum import SearchLimit, optimal_schedule
+    from ..fileio import load_json
+    from ..grid.optimum import DEFAULT_MAX_CLUSTERS, SearchLimit, optimal_schedule
     from ..grid.schedule import lower_bound
 
     if args.node_limit < 1:
         raise InputError("<command line>", "--node-limit", f"must be >= 1, not "
                          f"{args.node_limit}")
-    grid = Grid.from_file(args.grid)
+    doc = load_json(args.grid)
+    clusters = doc.get("clusters") if isinstance(doc, dict) else None
+    if args.optimum and isinstance(clusters, list) and len(clusters) > DEFAULT_MAX_CLUSTERS:
+        # before the grid's tables are read (a minute at 1000 clusters) and the
+        # heuristics run: the exact search would refuse it anyway
+        raise InputError(str(args.grid), "--optimum", f"{len(clusters)} clusters: the "
+                         f"exact search takes at most {DEFAULT_MAX_CLUSTERS} (docs/limits.md); "
+                         "drop --optimum for the heuristics alone")
+    grid = Grid.from_dict(doc, str(args.grid))
     if args.root is not None:
         if args.root not in grid.names:
             raise InputError("<command line>", "--root", f"no cluster {args.root!r} in "

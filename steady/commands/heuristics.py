@@ -24,7 +24,8 @@ def add_commands(sub) -> None:
                         description="Every heuristic's broadcast tree and its exact "
                                     "throughput (seed 000), the MTP optimum (several trees, "
                                     "002 §5.2) and the exact best single tree.")
-    he.add_argument("platform", nargs="?", help="steady-platform v1 file (default: the "
+    he.add_argument("platform", nargs="?", type=options.input_file,
+                    help="steady-platform v1 file (default: the "
                     "embedded platform of 002 Figure 1)")
     he.add_argument("--model", choices=MODELS, default="one-port",
                     help="one-port (default) or multi-port (000 §3.2; needs the "

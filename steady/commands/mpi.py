@@ -12,11 +12,21 @@ import os
 import sys
 import traceback
 
-from ..errors import InputError
+from ..errors import InputError, one_line
 from ..numbers import format_exact
-from ..present.sheet import number, percent, plural, print_json, print_sheet
 from . import options
+from ..present.sheet import number, percent, plural, print_json, print_sheet
 from .files import write_error
+
+#: ``run --broadcasts``: at most this many (the plan and the source's messages grow
+#: with K; docs/limits.md), and at most :data:`steady.run.job.MAX_DELIVERIES`
+#: message deliveries K x (nodes - 1).
+MAX_BROADCASTS = 10 ** 6
+#: ``calibrate --repeats``: round trips per pair and kind.
+MAX_REPEATS = 10 ** 4
+#: ``--launch``: ranks started on this machine (``calibrate --launch P``; for ``run``
+#: the schedule's nodes).
+MAX_LAUNCH_RANKS = 256
 
 
 def add_commands(sub) -> None:
@@ -32,11 +42,12 @@ def add_commands(sub) -> None:
                     "checksums; rank 0 prints the measured throughput against the "
                     "prediction and the optimum.  Exit 0 delivered, 1 a delivery check "
                     "failed or a rank died or timed out, 2 bad input.")
-    ru.add_argument("schedule", help="steady-schedule file (version 1 or 2), or a "
-                    "steady-plan file written by steady simulate --plan (run as it is)")
-    ru.add_argument("--broadcasts", type=int, metavar="K",
-                    help="number of broadcasts (messages) to send (required with a "
-                         "schedule; a plan carries its own)")
+    ru.add_argument("schedule", type=options.input_file,
+                    help="steady-schedule file (version 1 or 2), or a steady-plan file "
+                         "written by steady simulate --plan (run as it is)")
+    ru.add_argument("--broadcasts", type=options.integer(1, MAX_BROADCASTS), metavar="K",
+                    help=f"number of broadcasts (messages) to send, 1 to {MAX_BROADCASTS} "
+                         "(required with a schedule; a plan carries its own)")
     ru.add_argument("--size", default="64KB", metavar="BYTES", help="bytes per message "
                     "(default 64KB; KB = 1024 bytes; at least 16)")
     mode = ru.add_mutually_exclusive_group()
@@ -45,9 +56,11 @@ def add_commands(sub) -> None:
                            "long (default 1ms; use 1 ms or more on a loaded machine)")
     mode.add_argument("--native", action="store_true", help="no emulation: as fast as "
                       "the hardware goes, in the plan's order")
-    ru.add_argument("--map", metavar="FILE", help="JSON list of node names (rank i plays "
-                    "the i-th) or object {node: rank}")
-    ru.add_argument("--trace", metavar="FILE", help="write every transfer with its "
+    ru.add_argument("--map", metavar="FILE", type=options.input_file,
+                    help="JSON list of node names (rank i plays the i-th) or object "
+                         "{node: rank}")
+    ru.add_argument("--trace", metavar="FILE", type=options.output_file,
+                    help="write every transfer with its "
                     "planned and real times (steady-trace v1; steady show --trace)")
     ru.add_argument("--compare", action="store_true", help="also run K x MPI_Bcast and a "
                     "pipelined chain under the same emulation, side by side")
@@ -69,23 +82,26 @@ def add_commands(sub) -> None:
                     "host:rank).")
     ca.add_argument("--size", default="1MB", metavar="BYTES", help="bytes of the "
                     "measured message: the platform's unit message (default 1MB)")
-    ca.add_argument("--repeats", type=int, default=10, metavar="N",
-                    help="round trips per pair and kind (default 10; the median is kept)")
-    ca.add_argument("--pairs", metavar="FILE", help="JSON list of rank pairs [i, j] to "
-                    "measure (default: every ordered pair)")
+    ca.add_argument("--repeats", type=options.integer(1, MAX_REPEATS), default=10,
+                    metavar="N", help=f"round trips per pair and kind, 1 to {MAX_REPEATS} "
+                                      "(default 10; the median is kept)")
+    ca.add_argument("--pairs", metavar="FILE", type=options.input_file,
+                    help="JSON list of rank pairs [i, j] to measure (default: every "
+                         "ordered pair)")
     ca.add_argument("-o", "--output", required=True, metavar="FILE",
-                    help="the steady-platform file to write")
+                    type=options.output_file, help="the steady-platform file to write")
     ca.add_argument("--timeout", default="600", metavar="S", help="end with one line and "
                     "exit 1 after S seconds (default 600)")
-    ca.add_argument("--launch", type=int, metavar="P", help="start mpiexec with P ranks "
-                    "yourself")
+    ca.add_argument("--launch", type=options.integer(2, MAX_LAUNCH_RANKS), metavar="P",
+                    help=f"start mpiexec with P ranks yourself (2 to {MAX_LAUNCH_RANKS})")
     ca.add_argument("--json", action="store_true", help="machine-readable output")
     ca.set_defaults(run=_cmd_calibrate)
 
 
 def add_show_options(parser) -> None:
     """``steady show --trace TRACE --gantt FILE``."""
-    parser.add_argument("--trace", metavar="TRACE", help="a steady run --trace file: with "
+    parser.add_argument("--trace", metavar="TRACE", type=options.input_file,
+                        help="a steady run --trace file: with "
                         "--gantt, draw the real execution beside the planned one")
 
 
@@ -114,17 +130,17 @@ def show_trace(args) -> int:
 # -- steady run ---------------------------------------------------------------------
 
 def _options(args):
-    from ..run.job import Options
+    from ..run.job import Options, check_memory
     from ..run.units import duration_ns, seconds, size_bytes
     from ..run.payload import MIN_SIZE
 
-    if args.broadcasts is not None and args.broadcasts < 1:
-        raise InputError("<command line>", "--broadcasts", f"must be >= 1, not "
-                         f"{args.broadcasts}")
+    size = size_bytes(args.size, least=MIN_SIZE)
     unit = None if args.native else duration_ns(args.time_unit, "--time-unit")
     timeout = None if args.timeout is None else float(seconds(args.timeout, "--timeout"))
-    return Options(args.schedule, args.broadcasts, size_bytes(args.size, least=MIN_SIZE),
-                   unit, args.map, args.compare, timeout, args.effort)
+    if args.broadcasts is not None:   # a plan's own are checked when it is read
+        check_memory(args.broadcasts, size)
+    return Options(args.schedule, args.broadcasts, size, unit, args.map, args.compare,
+                   timeout, args.effort)
 
 
 def _cmd_run(args) -> int:
@@ -139,18 +155,26 @@ def _cmd_run(args) -> int:
 
 def _launch_run(args, options) -> int:
     from ..fileio import load_json
+    from ..run.job import check_deliveries
     from ..run.launch import launch
     from ..schedule_file import Schedule
     from ..simulate.plan import Plan
 
     doc = load_json(args.schedule)   # bad input: here, before any rank starts
     if isinstance(doc, dict) and doc.get("format") == "steady-plan":
-        nodes = Plan.from_dict(doc, str(args.schedule)).nodes
+        plan = Plan.from_dict(doc, str(args.schedule))
+        nodes, broadcasts = plan.nodes, plan.broadcasts
     else:
         nodes = Schedule.from_dict(doc, str(args.schedule)).platform.nodes
         if args.broadcasts is None:
             raise InputError("<command line>", "--broadcasts", "required with a schedule "
                              f"({args.schedule} is not a steady-plan file)")
+        broadcasts = options.broadcasts
+    check_deliveries(broadcasts, len(nodes))
+    if len(nodes) > MAX_LAUNCH_RANKS:
+        raise InputError(args.schedule, "platform", f"{len(nodes)} nodes: --launch starts "
+                         f"at most {MAX_LAUNCH_RANKS} ranks on this machine; run it with "
+                         "mpiexec on a cluster (docs/limits.md)")
     return launch(_run_argv(args), len(nodes), options.timeout, _names(args.map, nodes))
 
 
@@ -181,7 +205,7 @@ def _run_argv(args) -> list[str]:
 def _as_rank(work) -> int:
     """Run ``work`` on an MPI rank: bad input reported by rank 0 only; Ctrl-C and
     internal errors end the rank at once (MPI_Finalize would wait for the others)."""
-    from ..run.launch import note_rank
+    from ..run.launch import before_abort, note_rank
     from ..run.mpi import load_mpi
 
     MPI = load_mpi()
@@ -206,6 +230,7 @@ def _as_rank(work) -> int:
         print(f"steady: run: rank {rank}: internal error:", file=sys.stderr)
         traceback.print_exc()
         note_rank(rank, "failed")  # not a silent death (the launcher's watch)
+        before_abort()
         abort(MPI.COMM_WORLD, None)
     finally:
         note_rank(rank, "done")
@@ -240,7 +265,7 @@ def _report_run(args, options, setup, results) -> int:
     else:
         _print_run(args, options, setup, results)
     for line in main.problems()[:20]:
-        print(f"steady: run: {line}", file=sys.stderr)
+        print(one_line(f"steady: run: {line}"), file=sys.stderr)
     return 0 if all(r.delivered_ok for r in results) else 1
 
 
@@ -366,14 +391,10 @@ def _cmd_calibrate(args) -> int:
     from ..run.units import seconds, size_bytes
 
     size = size_bytes(args.size)
-    if args.repeats < 1:
-        raise InputError("<command line>", "--repeats", f"must be >= 1, not {args.repeats}")
     timeout = float(seconds(args.timeout, "--timeout"))
     if args.launch is not None:
         from ..run.launch import launch
 
-        if args.launch < 2:
-            raise InputError("<command line>", "--launch", "at least 2 ranks")
         argv = ["calibrate", "--size", str(args.size), "--repeats", str(args.repeats),
                 "-o", str(args.output), "--timeout", str(args.timeout)]
         if args.pairs:

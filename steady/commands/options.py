@@ -65,6 +65,10 @@ class SteadyParser(argparse.ArgumentParser):
     line.  ``add_subparsers`` gives every subcommand this class too."""
 
     def error(self, message):
+        from ..interrupts import other_rank
+
+        if other_rank():   # under mpiexec, rank 0 says it for all
+            self.exit(2)
         match = _ARGUMENT.fullmatch(message)
         if match is None:
             super().error(message)
@@ -91,6 +95,11 @@ def _type(check, name: str):
 
     parse.__name__ = name
     return parse
+
+
+#: An argparse ``type=`` from a check (raising ValueError or InputError with the
+#: reason), for the commands' own option grammars (``import simgrid --hosts``).
+checked_type = _type
 
 
 # -- integers --------------------------------------------------------------------------
@@ -203,9 +212,21 @@ def _output_file(text: str) -> str:
     return text
 
 
-#: argparse type of ``-o``, ``--gantt``, ``--plot``: a file steady may write
-#: (:func:`steady.fileio.check_output_path`), checked before the work.
+#: argparse type of ``-o``, ``--gantt``, ``--plot``, ``--trace``: a file steady may
+#: write (:func:`steady.fileio.check_output_path`), checked before the work.
 output_file = _type(_output_file, "output file")
+
+
+def _input_file(text: str) -> str:
+    if text == "":
+        raise ValueError("an empty file name")
+    return text
+
+
+#: argparse type of an input file (a platform, a schedule, ``--map``, ...): the empty
+#: name is refused here (it would otherwise read as "not given"); the file itself is
+#: checked when it is read (:func:`steady.fileio.open_input`).
+input_file = _type(_input_file, "input file")
 
 
 def _address(text: str) -> str:

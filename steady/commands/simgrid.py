@@ -10,10 +10,14 @@ from __future__ import annotations
 
 import sys
 
-from ..errors import InputError
-from ..numbers import decimal_text, format_exact, parse_exact
-from .files import write_output
-from .options import output_file
+from ..errors import InputError, echo, one_line
+from ..numbers import decimal_text, echo_exact, format_exact, parse_exact
+from .files import rejected, write_output
+from .options import checked_type, exact, input_file, integer, output_file
+
+#: ``replay --periods``: at most this many (and at most
+#: :data:`steady.simgrid.replay.MAX_TRANSFERS` transfers in all).
+MAX_PERIODS = 10 ** 4
 from ..present.sheet import IN_JSON, number, per_time_unit, print_json, print_sheet
 
 
@@ -27,13 +31,19 @@ def _size(text) -> object:
                          "1MiB = 2^20)") from None
 
 
+def _hosts(text: str) -> str:
+    """--hosts: a pattern the linear-time matcher takes (steady.simgrid.hosts)."""
+    from ..simgrid.hosts import HostPattern
+
+    HostPattern(text)
+    return text
+
+
 def _cmd_import_simgrid(args) -> int:
     from ..progress import StageBar
     from ..simgrid.importer import import_simgrid
 
     size = _size(args.size)
-    if args.max_hosts < 2:
-        raise InputError("<command line>", "--max-hosts", "must be >= 2")
     with StageBar(["SimGrid routes", "file"], args.quiet) as bar:
         bar.stage("SimGrid routes")
         report = import_simgrid(args.platform, size, args.source, args.hosts,
@@ -76,25 +86,32 @@ def _cmd_import_simgrid(args) -> int:
 
 def _dropped_note(report) -> None:
     if report.dropped:
-        print(f"steady: import: {len(report.dropped)} hosts unreachable from "
-              f"{report.platform.source}, dropped (first: {report.dropped[0]})",
-              file=sys.stderr)
+        print(one_line(f"steady: import: {len(report.dropped)} hosts unreachable from "
+                       f"{echo(report.platform.source)}, dropped (first: "
+                       f"{echo(report.dropped[0])})"), file=sys.stderr)
 
 
 def _cmd_replay(args) -> int:
+    from fractions import Fraction
+
     from ..fileio import load_json
     from ..schedule_file import Schedule
     from ..simgrid.replay import replay
+    from ..simgrid.xmlinfo import read_facts
+    from ..verify import verify
 
     size = _size(args.size)
-    if args.periods < 1:
-        raise InputError("<command line>", "--periods", f"must be >= 1, not {args.periods}")
+    read_facts(args.platform)   # the platform file first: refused before the schedule
     doc = load_json(args.schedule)
     if isinstance(doc, dict) and doc.get("format") == "steady-plan":
         return _replay_plan(args, doc, size)
     schedule = Schedule.from_dict(doc, str(args.schedule))
+    # as run and simulate: the independent verifier first (optimality not required);
+    # the replay then checks that the schedule's platform is the file's
+    if rejected(verify(schedule.platform, schedule, optimality=False)):
+        return 1
     report = replay(args.platform, schedule, size, args.periods, args.with_latency)
-    below = args.min_ratio is not None and report.ratio < _ratio(args.min_ratio)
+    below = args.min_ratio is not None and Fraction(report.ratio) < args.min_ratio
     if args.json:
         print_json(report.to_dict())
     else:
@@ -120,13 +137,15 @@ def _cmd_replay(args) -> int:
         print_sheet(rows)
     if below:
         print(f"steady: replay: ratio {report.ratio:.6f} is below --min-ratio "
-              f"{args.min_ratio}", file=sys.stderr)
+              f"{echo_exact(args.min_ratio)}", file=sys.stderr)
         return 1
     return 0
 
 
 def _replay_plan(args, doc, size) -> int:
     """``steady replay PLATFORM PLAN``: the plan's transfers at their planned starts."""
+    from fractions import Fraction
+
     from ..simgrid.replay import replay_plan
     from ..simulate.plan import Plan, check_plan
 
@@ -138,7 +157,7 @@ def _replay_plan(args, doc, size) -> int:
     if problems:
         raise InputError(args.schedule, "transfers", f"not a valid plan: {problems[0]}")
     report = replay_plan(args.platform, plan, size, args.with_latency)
-    below = args.min_ratio is not None and report.ratio < _ratio(args.min_ratio)
+    below = args.min_ratio is not None and Fraction(report.ratio) < args.min_ratio
     if args.json:
         print_json(report.to_dict())
     else:
@@ -153,7 +172,7 @@ def _replay_plan(args, doc, size) -> int:
                       "late" if worst else "-")])
     if below:
         print(f"steady: replay: ratio {report.ratio:.6f} is below --min-ratio "
-              f"{args.min_ratio}", file=sys.stderr)
+              f"{echo_exact(args.min_ratio)}", file=sys.stderr)
         return 1
     return 0
 
@@ -165,17 +184,9 @@ def _dec(text) -> str:
         return str(text)
 
 
-def _ratio(text):
-    try:
-        value = parse_exact(text)
-    except ValueError as exc:
-        raise InputError("<command line>", "--min-ratio", str(exc)) from None
-    return float(value)
-
-
 def add_commands(sub) -> None:
     """``steady import simgrid`` and ``steady replay``."""
-    from ..simgrid.importer import MAX_HOSTS
+    from ..simgrid.importer import MAX_HOSTS, MOST_HOSTS
 
     im = sub.add_parser("import", help="turn another tool's platform into a "
                         "steady-platform (SimGrid)")
@@ -188,16 +199,19 @@ def add_commands(sub) -> None:
                     "and a network section with every link on the routes (shared or "
                     "fatpipe) and each arc's route.  Without -o (and --json) the "
                     "document goes to stdout.")
-    sg.add_argument("platform", help="SimGrid platform file (.xml)")
+    sg.add_argument("platform", type=input_file, help="SimGrid platform file (.xml)")
     sg.add_argument("--size", required=True, metavar="SIZE", help="message size, with "
                     "SimGrid's units: 1MB = 10^6 bytes, 1MiB = 2^20, 8kb = 1000 bytes")
     sg.add_argument("--source", metavar="HOST", help="the broadcasting host (default: "
                     "the first selected host in natural order)")
-    sg.add_argument("--hosts", metavar="REGEX", help="keep the hosts whose name matches "
-                    "(Python re.search); big platforms need it")
-    sg.add_argument("--max-hosts", type=int, default=MAX_HOSTS, metavar="N",
-                    help=f"refuse more selected hosts than this (default {MAX_HOSTS}: "
-                         "the platform grows as hosts squared)")
+    sg.add_argument("--hosts", metavar="REGEX", type=checked_type(_hosts, "pattern"),
+                    help="keep the hosts whose name matches (Python re.search, matched "
+                         "in linear time: no backreferences or lookarounds); big "
+                         "platforms need it")
+    sg.add_argument("--max-hosts", type=integer(2, MOST_HOSTS), default=MAX_HOSTS,
+                    metavar="N", help=f"refuse more selected hosts than this, 2 to "
+                                      f"{MOST_HOSTS} (default {MAX_HOSTS}: the platform "
+                                      "grows as hosts squared)")
     sg.add_argument("--ports", choices=("one-port", "multi-port"), default="one-port",
                     help="the platform's port model (multi-port: for the collectives of "
                          "steady throughput --collective; routers stay inside routes)")
@@ -215,16 +229,17 @@ def add_commands(sub) -> None:
                     "bytes; network model CM02, bandwidth factor 1, latency factor 0, "
                     "no TCP window limit, no cross traffic.  Reports the simulated and "
                     "predicted period and throughput and the worst step.")
-    re.add_argument("platform", help="SimGrid platform file (.xml)")
-    re.add_argument("schedule", help="steady-schedule file, or a steady-plan file written "
-                    "by steady simulate --plan (its transfers at their planned starts)")
+    re.add_argument("platform", type=input_file, help="SimGrid platform file (.xml)")
+    re.add_argument("schedule", type=input_file, help="steady-schedule file, or a "
+                    "steady-plan file written by steady simulate --plan (its transfers "
+                    "at their planned starts)")
     re.add_argument("--size", required=True, metavar="SIZE", help="message size, as "
                     "given to steady import simgrid")
-    re.add_argument("--periods", type=int, default=1, metavar="R",
-                    help="periods run back to back (default 1)")
+    re.add_argument("--periods", type=integer(1, MAX_PERIODS), default=1, metavar="R",
+                    help=f"periods run back to back, 1 to {MAX_PERIODS} (default 1)")
     re.add_argument("--with-latency", action="store_true", help="latency factor 1: every "
                     "transfer also pays its route's latency (not in the prediction)")
-    re.add_argument("--min-ratio", metavar="R", help="exit 1 when simulated / predicted "
-                    "throughput is below R")
+    re.add_argument("--min-ratio", metavar="R", type=exact(), help="exit 1 when "
+                    "simulated / predicted throughput is below R (exact number > 0)")
     re.add_argument("--json", action="store_true", help="machine-readable report")
     re.set_defaults(run=_cmd_replay)

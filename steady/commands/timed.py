@@ -13,11 +13,11 @@ import math
 import sys
 from fractions import Fraction
 
-from ..errors import InputError
-from ..numbers import decimal_text, format_exact
-from . import runtimes
+from ..errors import InputError, one_line
+from ..numbers import decimal_text, echo_exact, format_exact
+from . import options, runtimes
 from .files import rejected, write_output
-from .options import add_effort, check_integer, output_file, positive_exact
+from .options import add_effort, check_integer, input_file, output_file, positive_exact
 from ..present.sheet import number, per_time_unit, print_json, print_sheet
 
 #: Messages per period tried by --ratio when no --max-messages bounds the search.
@@ -33,11 +33,13 @@ def add_schedule_options(parser) -> None:
     """The short-period options of ``steady schedule``."""
     short = parser.add_argument_group(
         "short periods (a timed steady-schedule version 2 file, certified ratio)")
-    short.add_argument("--max-messages", metavar="M", help="at most M messages per "
+    short.add_argument("--max-messages", metavar="M",
+                       type=options.integer(1, MAX_MESSAGES), help="at most M messages per "
                        "period: a timetable whose ratio to the optimum is certified")
-    short.add_argument("--max-period", metavar="T", help="a period of at most T time "
-                       "units (exact number)")
-    short.add_argument("--ratio", metavar="R", help="the smallest M (up to --max-messages, "
+    short.add_argument("--max-period", metavar="T", type=options.exact(),
+                       help="a period of at most T time units (exact number)")
+    short.add_argument("--ratio", metavar="R", type=options.exact(),
+                       help="the smallest M (up to --max-messages, "
                        f"default {RATIO_LIMIT}) whose certified ratio is >= R; exit 1 "
                        "naming the best found when none is")
     add_effort(short)
@@ -73,7 +75,7 @@ def add_commands(sub) -> None:
                         description="For each M: the timed schedule with at most M "
                                     "messages per period, its certified ratio to the "
                                     "optimum, period, transfers and file size.")
-    tr.add_argument("platform", nargs="?", help="steady-platform v1 file "
+    tr.add_argument("platform", nargs="?", type=input_file, help="steady-platform v1 file "
                     "(default: the embedded platform of 002 Figure 1)")
     tr.add_argument("--max-messages", default="10,100,1000", metavar="M,M,...",
                     help="the values of M (default 10,100,1000)")
@@ -105,7 +107,7 @@ def run_schedule(args, platform, origin) -> int:
         raise InputError(origin, "network", "short synchronous steps (--steps) do not fit "
                          "shared network links yet (issue 19): drop --steps for a "
                          "timetable that does")
-    most = _count(args.max_messages, "--max-messages") if args.max_messages else None
+    most = args.max_messages
     shape = "steps" if args.steps else "timetable"
     with StageBar(["exact throughput", shape, "verifier", "file"], args.quiet) as bar:
         bar.stage("exact throughput")
@@ -125,9 +127,10 @@ def run_schedule(args, platform, origin) -> int:
     else:
         print_sheet(_rows(schedule, report.ratio, stats, summary, args.output))
     if args.ratio is not None and report.ratio < positive_exact(args.ratio, "--ratio"):
-        print(f"steady: no M up to {stats['limit']} reaches ratio {args.ratio}; the best "
-              f"found is M = {schedule.messages_per_period}, ratio "
-              f"{decimal_text(report.ratio)}", file=sys.stderr)
+        print(one_line(f"steady: no M up to {stats['limit']} reaches ratio "
+                       f"{echo_exact(args.ratio)}; the best found is M = "
+                       f"{schedule.messages_per_period}, ratio "
+                       f"{decimal_text(report.ratio)}"), file=sys.stderr)
         return 1
     return 0
 
@@ -330,4 +333,4 @@ def _decimal(x: Fraction, places: int) -> str:
 
 def _count(text, option) -> int:
     """--max-messages: an integer in [1, MAX_MESSAGES], in ASCII digits."""
-    return check_integer(str(text).strip(), option, 1, MAX_MESSAGES)
+    return check_integer(text, option, 1, MAX_MESSAGES)

@@ -20,6 +20,8 @@ import time
 
 from ortools.linear_solver import pywraplp
 
+from ..interrupts import solve_linear
+
 from .limits import glop_limits
 from .lp import CertificationError
 
@@ -117,11 +119,10 @@ class FloatLP:
         for attempt in (0, 1):
             if attempt:
                 self._rebuild()
-            self._solver.SetSolverSpecificParametersAsString(
-                glop_limits(len(self._vars), len(self._rows))
-                + (" use_dual_simplex: true" if self._dual else ""))
             start = time.perf_counter()
-            status = self._solver.Solve()
+            status = solve_linear(self._solver,
+                                  glop_limits(len(self._vars), len(self._rows))
+                                  + (" use_dual_simplex: true" if self._dual else ""))
             self.seconds += time.perf_counter() - start
             self.solves += 1
             self.iterations += self._solver.iterations()

@@ -20,6 +20,8 @@ from fractions import Fraction
 import flint
 from ortools.linear_solver import pywraplp
 
+from ..interrupts import solve_linear
+
 from .limits import glop_limits
 
 LE, GE, EQ = "<=", ">=", "=="
@@ -141,22 +143,21 @@ class LinearProgram:
         tightens tolerances, for a second opinion when an exact check fails.  Raises
         CertificationError when GLOP ends without an optimum (limits included)."""
         if strict:
-            self._solver.SetSolverSpecificParametersAsString(
-                self._params + " use_preprocessing: false primal_feasibility_tolerance: 1e-12 "
-                "dual_feasibility_tolerance: 1e-12" + self._limits())
+            parameters = (self._params + " use_preprocessing: false "
+                          "primal_feasibility_tolerance: 1e-12 "
+                          "dual_feasibility_tolerance: 1e-12" + self._limits())
         else:
-            self._solver.SetSolverSpecificParametersAsString(self._params + self._limits())
+            parameters = self._params + self._limits()
         start = time.perf_counter()
-        status = self._solver.Solve()
+        status = solve_linear(self._solver, parameters)
         if status not in (pywraplp.Solver.OPTIMAL, pywraplp.Solver.INFEASIBLE,
                           pywraplp.Solver.UNBOUNDED):
             # GLOP occasionally ends ABNORMAL on an incremental re-solve after many
             # added columns (seen on tree masters of ~120 nodes): start from a fresh
             # model, without presolve.
             self._new_solver()
-            self._solver.SetSolverSpecificParametersAsString(
-                self._params + " use_preprocessing: false" + self._limits())
-            status = self._solver.Solve()
+            status = solve_linear(self._solver,
+                                  self._params + " use_preprocessing: false" + self._limits())
         self.float_seconds += time.perf_counter() - start
         self.float_solves += 1
         if status != pywraplp.Solver.OPTIMAL:

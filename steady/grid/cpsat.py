@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+from ..interrupts import solve_cpsat
 from .heuristics import flat_tree
 from .model import Grid
 from .optimum import scaled_times
@@ -69,7 +70,7 @@ def cp_sat_makespan(grid: Grid, horizon=None, seconds: float = 60.0) -> Fraction
     solver = cp_model.CpSolver()
     solver.parameters.max_time_in_seconds = seconds
     solver.parameters.num_workers = 1
-    status = solver.Solve(model)
+    status = solve_cpsat(solver, model)
     if status != cp_model.OPTIMAL:
         raise RuntimeError(f"CP-SAT did not prove an optimum ({solver.StatusName(status)})")
     value = Fraction(int(solver.ObjectiveValue()), scale)

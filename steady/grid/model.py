@@ -56,6 +56,10 @@ from ..numbers import document_number, format_exact, parse_exact
 
 FORMAT = "steady-grid"
 VERSION = 1
+#: Clusters of a grid file, at most (docs/limits.md): its L and g tables are clusters
+#: x clusters exact numbers (1000 clusters, 24 MB: 31 s to read, 98 s for `steady grid
+#: schedule` on a loaded 2-core machine); the campaigns' --clusters has the same bound.
+MAX_CLUSTERS = 1000
 UNITS = ("s", "ms", "us")
 _TOP_KEYS = {"format", "version", "name", "unit", "root", "message_size", "clusters",
              "latency", "gap", "notes"}
@@ -221,6 +225,10 @@ def _from_document(doc, origin: str) -> Grid:
     clusters_doc = doc.get("clusters")
     if not isinstance(clusters_doc, list):
         raise InputError(origin, "clusters", "missing or not a list of clusters")
+    if len(clusters_doc) > MAX_CLUSTERS:
+        raise InputError(origin, "clusters", f"{len(clusters_doc)} clusters, more than the "
+                         f"{MAX_CLUSTERS} steady reads (its tables are clusters x clusters: "
+                         "1000 take a minute to read; docs/limits.md)")
     clusters = [_cluster(c, origin, k) for k, c in enumerate(clusters_doc)]
     if len(clusters) < 2:
         raise InputError(origin, "clusters", "a broadcast needs a cluster besides the "

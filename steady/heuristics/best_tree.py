@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from ..exact.arborescence import cheapest_link_arborescence, shortest_path_tree
+from ..interrupts import solve_cpsat
 from ..numbers import lcm_of_denominators
 from .models import assert_arborescence, require_model, send_overheads, tree_throughput
 
@@ -286,7 +287,7 @@ class ArborescenceModel:
         solver = cp_model.CpSolver()
         solver.parameters.max_time_in_seconds = max(0.01, deadline - time.perf_counter())
         solver.parameters.num_workers = 2
-        status = solver.Solve(self.model)
+        status = solve_cpsat(solver, self.model)
         tree = None
         if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
             tree = {v: u for (u, v), x in self.x.items() if solver.BooleanValue(x)}

@@ -25,6 +25,42 @@ from .session import Session, abort
 SETUP_SECONDS = 300
 #: Without --timeout: this much, plus three times the planned duration of the runs (s).
 SLACK_SECONDS = 30
+#: Message deliveries K x (nodes - 1) in a run, at most: rank 0 builds the plan of
+#: every one before the clock starts (measured: 4·10^5 take 27 s and 0.5 GB on 002
+#: Figure 1's schedule), so 10^6 take about a minute (docs/limits.md).
+MAX_DELIVERIES = 10 ** 6
+#: The source rank makes its K messages before the clock starts: K x --size bytes, at
+#: most this share of the machine's memory.
+MEMORY_SHARE = Fraction(1, 2)
+
+
+def memory_bytes() -> int | None:
+    """This machine's physical memory in bytes (None when the system does not say)."""
+    import os
+
+    try:
+        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
+def check_memory(broadcasts: int, size: int) -> None:
+    """The K messages of the source fit in :data:`MEMORY_SHARE` of this machine's
+    memory, or one line naming the limit (before anything is launched)."""
+    memory = memory_bytes()
+    if memory is not None and broadcasts * size > memory * MEMORY_SHARE:
+        raise InputError("<command line>", "--broadcasts", f"{broadcasts} messages of "
+                         f"{size} bytes need {broadcasts * size} bytes on the source rank, "
+                         f"more than half of this machine's {memory} bytes of memory "
+                         "(docs/limits.md)")
+
+
+def check_deliveries(broadcasts: int, nodes: int) -> None:
+    """K x (nodes - 1) <= :data:`MAX_DELIVERIES`, or one line naming the limit."""
+    if broadcasts * (nodes - 1) > MAX_DELIVERIES:
+        raise InputError("<command line>", "--broadcasts", f"{broadcasts} broadcasts to "
+                         f"{nodes - 1} nodes are {broadcasts * (nodes - 1)} deliveries, more "
+                         f"than the {MAX_DELIVERIES} a run plans (docs/limits.md)")
 
 
 @dataclass
@@ -134,6 +170,7 @@ def read_plan(path, broadcasts: int | None, effort="default"):
                          f"{schedule.messages_per_period} messages, more than the "
                          f"{broadcasts} broadcasts: make a short period with "
                          "steady schedule PLATFORM --max-messages M")
+    check_deliveries(broadcasts, len(schedule.platform.nodes))   # before planning them
     try:
         plan = broadcast_plan(schedule, broadcasts, effort=effort)
     except ValueError as exc:
@@ -157,6 +194,7 @@ def prepare(options: Options, size: int) -> Setup:
                          f"{size} MPI rank{'s' if size != 1 else ''}: run it with "
                          f"mpiexec -n {len(nodes)} python -m steady run ... (or steady "
                          "run --launch)")
+    check_deliveries(options.broadcasts, len(nodes))
     rank_of = node_ranks(options.map, nodes)
     plans = [plan]
     names = ["steady schedule"]

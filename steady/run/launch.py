@@ -12,7 +12,9 @@ The launcher relays the ranks' output and reduces a failure to one line:
   banner (which the launcher drops);
 * a job that outlives its deadline (the ranks' own, plus a grace) is stopped;
 * Ctrl-C is passed to ``mpiexec``, which passes it to every rank; ranks not gone
-  within a few seconds are killed.
+  within a few seconds are killed;
+* a launcher that dies, even by SIGKILL, takes the job with it: ``mpiexec`` gets
+  SIGTERM then (Linux's parent-death signal) and stops every rank.
 
 When the ranks outnumber the cores, MPICH's busy-waiting collectives would starve each
 other: the launcher sets ``MPIR_CVAR_ENABLE_HEAVY_YIELD=1`` (MPICH's own switch for
@@ -40,6 +42,9 @@ from .mpi import HINT
 OVERSUBSCRIBED = {"MPIR_CVAR_ENABLE_HEAVY_YIELD": "1"}
 #: After the ranks' own deadline, how long the launcher waits before killing (s).
 GRACE = 15
+#: The most the launcher waits, after mpiexec ended, for the watch to name a rank that
+#: died (it returns 0.2 s after the end when none did).
+WATCH_GRACE = 5
 _NOISE = re.compile(r"^(={3,}.*|=   .*|YOUR APPLICATION TERMINATED.*|"
                     r"This typically refers to a problem.*|Please see the FAQ.*|"
                     r"\[mpiexec@.*|\[proxy:.*|Abort\(\d+\) on node.*)$")
@@ -76,14 +81,16 @@ def launch(argv: list[str], ranks: int, timeout_s: float | None, names=None) -> 
     with tempfile.TemporaryDirectory(prefix="steady-run-") as notes:
         env["STEADY_RUN_PIDS"] = notes
         proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                env=env, text=True, errors="replace")
+                                env=env, text=True, errors="replace",
+                                preexec_fn=_with_parent(os.getpid()))
         relay = _Relay()
         readers = [threading.Thread(target=relay.pump, args=(stream, out), daemon=True)
                    for stream, out in ((proc.stdout, sys.stdout), (proc.stderr, sys.stderr))]
         for reader in readers:
             reader.start()
         watch = _Watch(notes, names)
-        threading.Thread(target=watch.run, args=(proc,), daemon=True).start()
+        watcher = threading.Thread(target=watch.run, args=(proc,), daemon=True)
+        watcher.start()
         try:
             code = proc.wait(None if timeout_s is None else timeout_s + GRACE)
         except subprocess.TimeoutExpired:
@@ -101,7 +108,27 @@ def launch(argv: list[str], ranks: int, timeout_s: float | None, names=None) -> 
                 print("steady: interrupted", file=sys.stderr)
             return 130
         _join(readers)
+        # a rank's death and mpiexec's end can come within milliseconds (the peers
+        # fail at once and abort): the watch reads the closed connections first
+        watcher.join(WATCH_GRACE)
         return _verdict(relay, watch, code)
+
+
+def _with_parent(parent: int):
+    """For Popen's ``preexec_fn`` (Linux): mpiexec gets SIGTERM when the launcher dies,
+    even by SIGKILL (prctl PR_SET_PDEATHSIG), and then stops every rank itself; without
+    it a killed launcher left mpiexec and the ranks running.  Elsewhere, None."""
+    if not sys.platform.startswith("linux"):
+        return None
+    import ctypes
+
+    prctl = ctypes.CDLL(None, use_errno=True).prctl
+
+    def die_with_parent():
+        prctl(1, signal.SIGTERM, 0, 0, 0)          # 1: PR_SET_PDEATHSIG
+        if os.getppid() != parent:                  # the launcher died before that
+            os.kill(os.getpid(), signal.SIGTERM)
+    return die_with_parent
 
 
 class _Relay:
@@ -260,6 +287,17 @@ def _kill(pids) -> None:
 
 
 _channel = None
+#: Under --launch, how long a rank that failed on an error waits before it aborts the
+#: job: a peer's death makes its peers fail within milliseconds, and MPI_Abort would
+#: kill them all before the watch has seen which rank died first (s).
+ABORT_DELAY = 1.0
+
+
+def before_abort() -> None:
+    """A rank about to abort the job after an error, under --launch: give the watch
+    (:class:`_Watch`) time to name a peer that died first; nothing otherwise."""
+    if os.environ.get("STEADY_RUN_PIDS"):
+        time.sleep(ABORT_DELAY)
 
 
 def note_rank(rank: int, state: str) -> None:

@@ -30,6 +30,7 @@ packs them exactly), else None and the caller keeps the rounded counts
 from __future__ import annotations
 
 from ..exact.maxflow import FlowNetwork
+from ..interrupts import solve_linear
 from ..throughput import port_loads
 
 Arc = tuple[str, str]
@@ -140,7 +141,7 @@ class _CountMilp:
                 solver.Add(solver.Sum(terms) <= period)
         total = solver.Sum([float(c) * x for x, c in zip(self.n, costs)])
         solver.Minimize(period + spread / len(platform.nodes) * total)
-        solver.SetSolverSpecificParametersAsString(f"limits/nodes = {nodes}\n")
+        self.parameters = f"limits/nodes = {nodes}\n"
 
     def add_cuts(self, pool: CutPool) -> None:
         for side in list(pool.sides)[self.added:]:
@@ -151,7 +152,7 @@ class _CountMilp:
 
     def solve(self) -> list[int] | None:
         """The counts of the MILP's answer, rounded; None when it has none."""
-        if self.solver.Solve() not in self.ok:
+        if solve_linear(self.solver, self.parameters) not in self.ok:
             return None
         return [round(x.solution_value()) for x in self.n]
 

@@ -49,9 +49,13 @@ from .matchings import pour, weighted_edge_coloring
 
 Arc = tuple[str, str]
 _TOLERANCE = 1e-9
-#: Bounds on the float search (the exact way out is the master as it stands).
+#: Deterministic bounds on the float search (the exact way out is the master as it
+#: stands): pricing rounds, and columns the pricing adds.  Measured on the SimGrid
+#: samples (2 cores, loaded): data_center-24 stops by itself after 390 rounds and 1556
+#: columns (21 s), g5k-nancy-21 after 377 and 1204 (17 s).  (A wall-clock limit of
+#: 30 s stood here: the same input could give another schedule on a loaded machine.)
 MAX_ROUNDS = 400
-SEARCH_SECONDS = 30.0
+MAX_COLUMNS = 3000
 
 
 @dataclass
@@ -96,7 +100,7 @@ def network_trees(platform, result) -> tuple[list[tuple[dict, int]], int]:
 
 
 def network_schedule(platform, result, periodic=None,
-                     seconds: float = SEARCH_SECONDS) -> tuple[Schedule, dict]:
+                     rounds: int = MAX_ROUNDS) -> tuple[Schedule, dict]:
     """A version 1 schedule whose steps fit the shared links, for an exact optimum
     ``result`` of the platform with its link rows; statistics include ``ratio``, the
     throughput's ratio to the optimum (certified by ``result``'s prices in verify).
@@ -106,7 +110,11 @@ def network_schedule(platform, result, periodic=None,
     :func:`steady.schedule.periodic.periodic_schedule` -- is given, its steps for the
     link-aware trees and for the one-port optimum's trees, each step *stretched* to the
     time its transfers take under max-min sharing (:func:`fluid_duration`): a step then
-    fits its links by construction (a link carries at most its capacity all along)."""
+    fits its links by construction (a link carries at most its capacity all along).
+    Every candidate is built and scored exactly (a float score once chose a stretched
+    schedule whose period was a double, 4753799606668857/4503599627370496 for 19/18);
+    the first of the best throughputs wins.  ``rounds``: the pricing rounds of the
+    configuration LP's search at most."""
     start = time.perf_counter()
     cert = PriceCertificate.of(result.certificate)
     trees, scale = network_trees(platform, result)
@@ -123,17 +131,12 @@ def network_schedule(platform, result, periodic=None,
         if n is None:
             m = _counts(weights)
             used = _used_arcs(platform, m)
-            configs, theta, search = step_configurations(used, m, seconds)
+            configs, theta, search = step_configurations(used, m, rounds)
             schedule = _schedule(platform, used, weights, m, configs, theta, cert)
         else:
-            schedule = periodic(platform, weights, n, cert)
-            schedule = _stretched(platform, schedule, float)
-        scored.append((float(schedule.messages_per_period) / float(schedule.period),
-                       name, schedule, n))
-    best = max(scored, key=lambda item: item[0])
-    _, name, schedule, n = best
-    if n is not None:
-        schedule = _stretched(platform, schedule, Fraction)
+            schedule = _stretched(platform, periodic(platform, weights, n, cert))
+        scored.append((schedule.throughput, name, schedule))
+    _, name, schedule = max(scored, key=lambda item: item[0])   # exact; the first best
     schedule = _claims(schedule, result.throughput)
     check_network_steps(platform, schedule)
     ratio = schedule.throughput / result.throughput
@@ -142,8 +145,7 @@ def network_schedule(platform, result, periodic=None,
     stats = {"trees": len(schedule.trees), "trees_built": len(schedule.trees),
              "construction": name, "matchings": len(schedule.steps),
              "steps": len(schedule.steps), "ratio": ratio,
-             "candidates": {label: round(tp / float(result.throughput), 6)
-                            for tp, label, _, _ in scored},
+             "candidates": {label: tp / result.throughput for tp, label, _ in scored},
              "seconds": round(time.perf_counter() - start, 3),
              "tree_bound": len(platform.nodes) ** 3 + len(platform.links),
              "matching_bound": len(platform.links), "basis_bound": 2 * len(platform.nodes) - 1}
@@ -179,9 +181,10 @@ def fluid_duration(used: _Arcs, load: dict, number=Fraction):
     return elapsed
 
 
-def _stretched(platform, schedule: Schedule, number) -> Schedule:
+def _stretched(platform, schedule: Schedule) -> Schedule:
     """The schedule with every step lasting what its transfers take under max-min
-    sharing (never less than planned: a contention-free step keeps its duration)."""
+    sharing (never less than planned: a contention-free step keeps its duration),
+    exactly."""
     arcs = sorted({t.arc for t in schedule.all_transfers()})
     used = _used_arcs(platform, {arc: 1 for arc in arcs})
     index = {arc: e for e, arc in enumerate(used.arcs)}
@@ -190,9 +193,8 @@ def _stretched(platform, schedule: Schedule, number) -> Schedule:
         load: dict[int, int] = {}
         for t in step.transfers:
             load[index[t.arc]] = load.get(index[t.arc], 0) + t.messages
-        duration = max(number(step.duration), fluid_duration(used, load, number))
-        steps.append(Step(duration if number is Fraction else Fraction(duration),
-                          step.transfers))
+        duration = max(step.duration, fluid_duration(used, load, Fraction))
+        steps.append(Step(duration, step.transfers))
     period = sum((st.duration for st in steps), Fraction(0))
     return replace(schedule, steps=tuple(steps), period=period,
                    throughput=Fraction(schedule.messages_per_period) / period)
@@ -200,10 +202,12 @@ def _stretched(platform, schedule: Schedule, number) -> Schedule:
 
 # -- the configuration LP -----------------------------------------------------------
 
-def step_configurations(used: _Arcs, m: dict, seconds: float = SEARCH_SECONDS):
+def step_configurations(used: _Arcs, m: dict, rounds: int = MAX_ROUNDS):
     """(configurations {arc index: x}, their exact durations θ, search statistics):
     an exact optimum of the configuration LP over the columns the search found.  Every
-    configuration is a matching with its max-min fair fractions (:func:`max_min`)."""
+    configuration is a matching with its max-min fair fractions (:func:`max_min`).
+    The search is bounded by work, not time: at most ``rounds`` pricing rounds and
+    :data:`MAX_COLUMNS` columns added by them (the same columns on any machine)."""
     demand = [m[arc] * c for arc, c in zip(used.arcs, used.cost)]  # time per period
     unit = max(demand)
     lp = LinearProgram("steps", "columns")
@@ -230,9 +234,9 @@ def step_configurations(used: _Arcs, m: dict, seconds: float = SEARCH_SECONDS):
     for support in _colour_classes(used, demand):  # 002 Thm 6's matchings, max-min
         add(support)
     begin = time.perf_counter()
-    rounds = 0
-    while rounds < MAX_ROUNDS and time.perf_counter() - begin < seconds:
-        rounds += 1
+    first, done = len(configs), 0
+    while done < rounds and len(configs) - first < MAX_COLUMNS:
+        done += 1
         _, duals = lp.solve_float()
         price = [-duals[r] for r in rows]
         added = 0
@@ -244,7 +248,7 @@ def step_configurations(used: _Arcs, m: dict, seconds: float = SEARCH_SECONDS):
             break
     exact = lp.solve_exact()
     theta = [x * unit for x in exact.x]
-    stats = {"columns": len(configs), "pricing_rounds": rounds,
+    stats = {"columns": len(configs), "pricing_rounds": done,
              "search_seconds": round(time.perf_counter() - begin, 3)}
     return configs, theta, stats
 

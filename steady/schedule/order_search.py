@@ -26,6 +26,8 @@ the same timetable on any machine.  Work: at most :data:`SEARCH_SLOTS` messages.
 
 from __future__ import annotations
 
+from ..interrupts import solve_cpsat
+
 #: Messages per period at most for a search (one interval each).
 SEARCH_SLOTS = 4000
 #: Workers of the interleaved search (fixed, so that results do not follow the machine).
@@ -117,7 +119,7 @@ def solved(model, effort: float):
     solver.parameters.num_workers = SEARCH_WORKERS
     solver.parameters.interleave_search = True
     solver.parameters.max_deterministic_time = effort
-    if solver.solve(model) not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+    if solve_cpsat(solver, model) not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         return None
     return solver
 

@@ -19,6 +19,8 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+from ..interrupts import solve_linear
+
 from ..network.rows import conflicting_arcs, tree_link_usage
 
 Arc = tuple[str, str]
@@ -117,8 +119,7 @@ def _milp_round(platform, trees, optimum, most, hint, rho, nodes=None):
     solver.SetHint(w, [float(x) for x in hint])
     # The node limit bounds the work deterministically (same answer on a loaded
     # machine): no time limit.
-    solver.SetSolverSpecificParametersAsString(f"limits/nodes = {nodes}\n")
-    status = solver.Solve()
+    status = solve_linear(solver, f"limits/nodes = {nodes}\n")
     if status not in (pywraplp.Solver.OPTIMAL, pywraplp.Solver.FEASIBLE):
         return None
     weights = [max(0, round(x.solution_value())) for x in w]

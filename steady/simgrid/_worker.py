@@ -9,16 +9,18 @@ so nothing else is shadowed), a JSON request on stdin, and one JSON object per l
 stdout.  This file imports nothing from steady.
 
 Requests:
-* ``{"op": "routes", "platform", "hosts": regex|null, "start": k, "skip": [k...]}``:
-  lines ``{"hosts": [all], "selected": [...]}``, then per ordered pair k of selected
-  hosts (row-major, from ``start``, pairs in ``skip`` left out) ``{"pair": k, "links":
-  [i...], "lat": x}`` or ``{"pair": k, "error": text}``, each link first described by
-  ``{"link": i, "name", "bw", "lat"}``; ``{"done": true}`` at the end.
+* ``{"op": "hosts", "platform"}``: ``{"hosts": [every host, in natural order]}``;
+* ``{"op": "routes", "platform", "selected": [names], "start": k, "skip": [k...]}``:
+  per ordered pair k of the selected hosts (row-major, from ``start``, pairs in
+  ``skip`` left out) ``{"pair": k, "links": [i...], "lat": x}`` or ``{"pair": k,
+  "error": text}``, each link first described by ``{"link": i, "name", "bw", "lat"}``;
 * ``{"op": "replay", "platform", "config": [...], "arcs", "periods", "steps"|"timed"}``:
-  prints ``{"bandwidth": {"u\tv": slowest link on the route}}``, runs the schedule
+  prints ``{"routes": {"u\tv": [[link name, bandwidth], ...]}}``, runs the schedule
   (see steady.simgrid.replay) and prints ``{"steps": [end times]}`` or
-  ``{"transfers": [end times]}``, then ``{"done": true}``; ``{"missing": [hosts]}``
-  when the schedule names hosts the platform lacks.
+  ``{"transfers": [end times]}``; ``{"missing": [hosts]}`` when the schedule names
+  hosts the platform lacks.
+Every answer ends with ``{"done": true}``.  A platform SimGrid cannot load is answered
+``{"load_error": SimGrid's message}``.
 """
 
 import json
@@ -35,23 +37,33 @@ def _emit(obj):
     sys.stdout.flush()
 
 
+class LoadError(Exception):
+    """SimGrid refused the platform file (its message)."""
+
+
 def _engine(simgrid, platform, config):
     args = ["steady", "--log=root.thres:critical"] + [f"--cfg={c}" for c in config]
     engine = simgrid.Engine(args)
-    engine.load_platform(platform)
+    try:
+        engine.load_platform(platform)
+    except UnicodeDecodeError:   # SimGrid's message quoted bytes that are not UTF-8
+        raise LoadError("SimGrid's parser stopped on bytes that are not UTF-8 text") \
+            from None
+    except Exception as exc:  # SimGrid reports a bad file as RuntimeError (or worse)
+        raise LoadError(str(exc)) from None
     return engine
+
+
+def hosts(simgrid, request):
+    engine = _engine(simgrid, request["platform"], [])
+    _emit({"hosts": sorted((h.name for h in engine.all_hosts), key=_natural)})
+    _emit({"done": True})
 
 
 def routes(simgrid, request):
     engine = _engine(simgrid, request["platform"], [])
-    hosts = sorted(engine.all_hosts, key=lambda h: _natural(h.name))
-    pattern = request.get("hosts")
-    selected = [h for h in hosts if pattern is None or re.search(pattern, h.name)]
-    limit = request.get("max_hosts")
-    _emit({"hosts": len(hosts), "selected": [h.name for h in selected]})
-    if limit is not None and len(selected) > limit:
-        _emit({"done": True})
-        return
+    by_name = {h.name: h for h in engine.all_hosts}
+    selected = [by_name[name] for name in request["selected"]]
     skip = set(request.get("skip", ()))
     links = {}
     n = len(selected)
@@ -84,11 +96,11 @@ def replay(simgrid, request):
         _emit({"missing": missing})
         _emit({"done": True})
         return
-    bandwidth = {}   # the route's slowest link, per arc: the schedule's cost check
+    found = {}   # each arc's route: the schedule's platform is checked against it
     for u, v in request["arcs"]:
         route, _ = by_name[u].route_to(by_name[v])
-        bandwidth[f"{u}\t{v}"] = min(link.bandwidth for link in route) if route else None
-    _emit({"bandwidth": bandwidth})
+        found[f"{u}\t{v}"] = [[link.name, link.bandwidth] for link in route]
+    _emit({"routes": found})
     periods = request["periods"]
     out = {}
 
@@ -143,7 +155,12 @@ def main():
     import simgrid
 
     request = json.loads(sys.stdin.readline())
-    {"routes": routes, "replay": replay}[request["op"]](simgrid, request)
+    try:
+        {"hosts": hosts, "routes": routes, "replay": replay}[request["op"]](simgrid,
+                                                                             request)
+    except LoadError as exc:
+        _emit({"load_error": str(exc)[:2000]})
+        _emit({"done": True})
 
 
 if __name__ == "__main__":

@@ -29,19 +29,24 @@ replicate or reduce, each arc is its own route, loads add on the shared links.  
 from __future__ import annotations
 
 import os
+import re
 import time
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from ..errors import InputError
+from ..errors import InputError, echo
+from ..fileio import check_input
 from ..network.model import Network, NetworkLink
 from ..platform import Link, Platform
+from .hosts import HostPattern
 from .locate import WorkerCrash, run_worker
 from .xmlinfo import exact_of, read_facts
 
 #: More selected hosts than this is refused (the platform grows as hosts squared):
 #: select some with --hosts.  Every example platform of SimGrid up to 128 hosts fits.
 MAX_HOSTS = 128
+#: The largest --max-hosts: 1000 hosts are 999000 routes to ask SimGrid for.
+MOST_HOSTS = 1000
 #: Crashes survived (each one restarts the worker past the pair it crashed on).
 MAX_CRASHES = 40
 
@@ -74,61 +79,100 @@ class ImportReport:
 
 
 def import_simgrid(path, size: Fraction, source: str | None = None,
-                   hosts: str | None = None, max_hosts: int = MAX_HOSTS,
+                   hosts=None, max_hosts: int = MAX_HOSTS,
                    ports: str = "one-port") -> ImportReport:
     """The steady platform of the SimGrid file ``path`` for messages of ``size`` bytes
-    (see the module docstring), in the port model ``ports``."""
+    (see the module docstring), in the port model ``ports``.  ``hosts``: a ``--hosts``
+    pattern (:mod:`steady.simgrid.hosts`, linear-time matching) or a collection of host
+    names."""
     start = time.perf_counter()
     origin = str(path)
-    if not os.path.isfile(path):
-        raise InputError(origin, "file", "no such file")
+    check_input(path)
+    matcher = None if hosts is None or not isinstance(hosts, str) else HostPattern(hosts)
     facts = read_facts(path)
     if facts.unsupported:
         raise InputError(origin, "platform", f"{facts.unsupported[0]}: steady cannot model "
-                         "it (the one-port model with shared and fatpipe links only)")
-    names, selected, pairs, crashed = _collect(os.path.abspath(path), hosts, max_hosts,
-                                               origin)
+                         "it (shared and fatpipe links only)")
+    full = os.path.abspath(path)
+    try:
+        names = _answer(run_worker({"op": "hosts", "platform": full}), origin)["hosts"]
+    except WorkerCrash as crash:
+        raise InputError(origin, "SimGrid", f"cannot load the platform: {crash.reason}") \
+            from None
+    if matcher is not None:
+        selected = [name for name in names if matcher.search(name)]
+    elif hosts is not None:   # a list of names (steady replay): those, in file order
+        wanted = set(hosts)
+        selected = [name for name in names if name in wanted]
+    else:
+        selected = list(names)
     if len(selected) > max_hosts:
         raise InputError(origin, "hosts", f"{len(selected)} hosts selected (at most "
                          f"{max_hosts}): choose some with --hosts REGEX")
     if len(selected) < 2:
-        raise InputError(origin, "hosts", f"{len(selected)} host(s) selected of {names}: a "
-                         "broadcast needs two" + (" (see --hosts)" if hosts else ""))
+        raise InputError(origin, "hosts", f"{len(selected)} host(s) selected of "
+                         f"{len(names)}: a broadcast needs two"
+                         + (" (see --hosts)" if hosts else ""))
     source = source or selected[0]
     if source not in selected:
-        raise InputError(origin, "--source", f"{source!r} is not a selected host")
-    report = ImportReport(None, hosts=names, selected=len(selected), crashed=crashed)
+        raise InputError(origin, "--source", f"{echo(source)} is not a selected host")
+    pairs, crashed = _collect(full, selected, origin)
+    report = ImportReport(None, hosts=len(names), selected=len(selected), crashed=crashed)
     platform = _platform(path, size, source, selected, pairs, facts, report, origin, ports)
     report.platform = platform
     report.seconds = time.perf_counter() - start
     return report
 
 
-def _collect(path, hosts, max_hosts, origin):
-    """(hosts in file, selected names, {(i, j): (link records, latency) | error},
-    crashed pairs), restarting the worker past every pair SimGrid crashes on."""
+def _answer(lines: list, origin: str) -> dict:
+    """The worker's lines as one dict; SimGrid's refusal of the file as one line."""
+    answer = {k: v for line in lines for k, v in line.items()}
+    if "load_error" in answer:
+        raise load_error(answer["load_error"], origin)
+    return answer
+
+
+def load_error(message: str, origin: str) -> InputError:
+    """SimGrid's reason for not loading the file, as one line: its first line, the
+    file's name and line number as the element (``line 7``), SimGrid's wording of a
+    route to a missing host made plain."""
+    first = next((line.strip() for line in str(message).splitlines() if line.strip()),
+                 "no reason given")
+    element = "SimGrid"
+    where = _PARSE_ERROR.match(first)
+    if where:
+        element, first = f"line {where[1]}", where[2]
+    missing = _NO_NODE.match(first)
+    if missing:
+        first = (f"the route's {missing[1]} {echo(missing[2])} is no host, router or zone "
+                 "of the file")
+    return InputError(origin, element, f"SimGrid cannot load the platform: {first}")
+
+
+_PARSE_ERROR = re.compile(r"Parse error at .*?:(\d+): (.*)")
+_NO_NODE = re.compile(r"Route (src|dst)='(.*)' does (?:not )?name a node\.?")
+
+
+def _collect(path, selected, origin):
+    """({(i, j): (link records, latency) | error}, crashed pairs) for the ``selected``
+    hosts, restarting the worker past every pair SimGrid crashes on."""
     pairs: dict = {}
     crashed: list = []
     skip: set[int] = set()
     start = 0
-    selected: list[str] = []
-    names = 0
+    n = len(selected)
     while True:
-        request = {"op": "routes", "platform": path, "hosts": hosts, "start": start,
-                   "skip": sorted(skip), "max_hosts": max_hosts}
+        request = {"op": "routes", "platform": path, "selected": selected, "start": start,
+                   "skip": sorted(skip)}
         try:
             lines = run_worker(request)
             crash = None
         except WorkerCrash as exc:
             lines, crash = exc.lines, exc
-        if not lines or "hosts" not in lines[0]:
-            reason = crash.reason if crash else "no answer"
-            raise InputError(origin, "SimGrid", f"cannot load the platform: {reason}")
-        names, selected = lines[0]["hosts"], lines[0]["selected"]
-        n = len(selected)
+        _answer(lines, origin)
         links: dict[int, dict] = {}
         last = start - 1
-        for line in lines[1:]:
+        for line in lines:
             if "link" in line:
                 links[line["link"]] = line
             elif "pair" in line:
@@ -137,8 +181,7 @@ def _collect(path, hosts, max_hosts, origin):
                 pairs[(i, j)] = (line["error"] if "error" in line else
                                  ([links[k] for k in line["links"]], line["lat"]))
         if crash is None:
-            return names, selected, pairs, [(selected[i], selected[j])
-                                            for i, j in crashed]
+            return pairs, [(selected[i], selected[j]) for i, j in crashed]
         k = last + 1
         while k < n * n and (k // n == k % n or k in skip):
             k += 1
@@ -194,7 +237,10 @@ def _platform(path, size, source, selected, pairs, facts, report, origin,
     network = Network([NetworkLink(name, link_cost[name], facts.sharing(name))
                        for name in used],
                       {arc: names for arc, (_, _, names) in kept.items()}, origin)
-    links = [Link(u, v, cost, latency) for (u, v), (cost, latency, _) in kept.items()]
+    try:
+        links = [Link(u, v, cost, latency) for (u, v), (cost, latency, _) in kept.items()]
+    except InputError as exc:   # a number SimGrid gave that no file decimal explains
+        raise InputError(origin, exc.element, exc.reason) from None
     name = os.path.splitext(os.path.basename(str(path)))[0]
     return Platform(source, links, nodes, name, origin=origin, network=network, ports=ports)
 

@@ -61,6 +61,18 @@ def find_simgrid() -> str | None:
     return None
 
 
+def _cpu_spent(proc) -> bool:
+    """The worker was stopped by its CPU limit (SIGXCPU, then SIGKILL at the hard
+    limit).  The children's CPU time is what the kernel counts for it."""
+    try:
+        import resource
+
+        used = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return used.ru_utime + used.ru_stime >= WORKER_CPU_SECONDS
+    except (ImportError, OSError):
+        return False
+
+
 class WorkerCrash(RuntimeError):
     """The worker died (SimGrid aborted or crashed): ``lines`` it printed before,
     ``reason`` in words (the signal, or SimGrid's last error line)."""
@@ -70,13 +82,29 @@ class WorkerCrash(RuntimeError):
         self.lines, self.reason = lines, reason
 
 
+#: The CPU time the worker may use, in seconds (its guard: a deterministic bound of
+#: work, not a wall-clock limit; the inputs it gets are bounded already, docs/limits.md).
+WORKER_CPU_SECONDS = 600
+
+
+def _limited():
+    """Popen's ``preexec_fn``: the worker's CPU time at most WORKER_CPU_SECONDS."""
+    try:
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_CPU, (WORKER_CPU_SECONDS, WORKER_CPU_SECONDS + 5))
+    except (ImportError, ValueError, OSError):   # not a POSIX system: no guard
+        pass
+
+
 def run_worker(request: dict, timeout: float | None = None) -> list[dict]:
     """Run the worker on ``request``; its JSON lines, up to and including
     ``{"done": true}``.  Raises WorkerCrash when it ends without it."""
     path = simgrid_path()
     cwd = os.path.dirname(os.path.abspath(request["platform"]))
     proc = subprocess.run([sys.executable, str(WORKER), path], input=json.dumps(request) + "\n",
-                          capture_output=True, text=True, cwd=cwd, timeout=timeout)
+                          capture_output=True, text=True, cwd=cwd, timeout=timeout,
+                          preexec_fn=_limited if os.name == "posix" else None)
     lines = [json.loads(line) for line in proc.stdout.splitlines() if line.startswith("{")]
     if lines and lines[-1].get("done"):
         return lines
@@ -90,6 +118,9 @@ def _reason(proc) -> str:
             name = signal.Signals(-proc.returncode).name
         except ValueError:
             name = f"signal {-proc.returncode}"
+        if name == "SIGXCPU" or (name == "SIGKILL" and _cpu_spent(proc)):
+            return (f"SimGrid used more than its {WORKER_CPU_SECONDS} s of CPU time "
+                    "(docs/limits.md)")
         critical = [line.rsplit("] ", 1)[-1].strip() for line in proc.stderr.splitlines()
                     if "CRITICAL]" in line]
         return f"SimGrid crashed ({name})" + (f": {critical[0][:200]}" if critical else "")

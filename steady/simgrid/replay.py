@@ -32,7 +32,9 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 from ..errors import InputError
+from ..fileio import check_input
 from ..numbers import format_exact
+from .importer import load_error
 from .locate import WorkerCrash, run_worker
 from .xmlinfo import exact_of, read_facts
 
@@ -42,6 +44,9 @@ MODEL_TEXT = ("CM02, bandwidth factor 1, latency factor {lat}, no TCP window lim
               "(TCP-gamma 0), no cross traffic")
 #: Largest bytes in one simulated transfer before the replay is scaled down.
 MAX_BYTES = 10 ** 12
+#: Transfers a replay simulates at most (--periods x the schedule's transfers): SimGrid
+#: runs one actor or one communication each.
+MAX_TRANSFERS = 10 ** 6
 
 
 @dataclass
@@ -88,13 +93,17 @@ def replay(xml_path, schedule, size: Fraction, periods: int = 1,
     """Replay ``schedule`` (a Schedule) on the SimGrid platform ``xml_path`` with
     messages of ``size`` bytes; see the module docstring."""
     origin = str(xml_path)
-    if not os.path.isfile(xml_path):
-        raise InputError(origin, "file", "no such file")
+    check_input(xml_path)
     if periods < 1:
         raise InputError("<command line>", "--periods", "must be >= 1")
     facts = read_facts(xml_path)
     platform = schedule.platform
-    arcs = sorted({t.arc for t in schedule.all_transfers()})
+    transfers = list(schedule.all_transfers())
+    if periods * len(transfers) > MAX_TRANSFERS:
+        raise InputError("<command line>", "--periods", f"{periods} periods of "
+                         f"{len(transfers)} transfers are more than the {MAX_TRANSFERS} "
+                         "transfers a replay simulates (docs/limits.md)")
+    arcs = sorted({t.arc for t in transfers})
     scale = _scale(schedule, size)
     config = list(MODEL)
     if latency:
@@ -112,10 +121,12 @@ def replay(xml_path, schedule, size: Fraction, periods: int = 1,
     except WorkerCrash as crash:
         raise InputError(origin, "SimGrid", f"the replay failed: {crash.reason}") from None
     answer = {k: v for line in lines for k, v in line.items()}
+    if "load_error" in answer:
+        raise load_error(answer["load_error"], origin)
     if "missing" in answer:
         raise InputError(origin, "hosts", "the schedule names hosts the platform lacks: "
                          + ", ".join(answer["missing"][:5]))
-    _check_costs(platform, answer["bandwidth"], size, facts, origin)
+    _check_routes(platform, answer["routes"], size, facts, origin)
     model = MODEL_TEXT.format(lat=1 if latency else 0)
     name = platform.name or os.path.basename(origin)
     if ("transfers" if schedule.version == 2 else "steps") not in answer:
@@ -150,21 +161,40 @@ def _step(step, size, scale) -> list:
     return [[u, v, _bytes(k, size, scale)] for (u, v), k in load.items()]
 
 
-def _check_costs(platform, bandwidth: dict, size, facts, origin) -> None:
+def _check_routes(platform, routes: dict, size, facts, origin) -> None:
     """Every arc of the schedule costs SIZE / (its route's slowest bandwidth): the
-    platform was imported from this file with this --size."""
-    for key, bw in bandwidth.items():
+    platform was imported from this file with this --size.  When the schedule's
+    platform has a network section, each arc's route, and each link's cost and sharing,
+    must be the file's too: the verifier checked the schedule against that section, so
+    it must be SimGrid's (a schedule that overloads the file's links is refused)."""
+    network = platform.network
+    for key, route in routes.items():
         u, v = key.split("\t")
-        if bw is None:
+        if not route:
             raise InputError(origin, f"route {u} -> {v}", "empty in SimGrid")
-        exact, _ = exact_of(bw, facts.bandwidths)
-        expected = size / exact
+        costs = {name: size / exact_of(bw, facts.bandwidths)[0] for name, bw in route}
+        expected = max(costs.values())
         if not platform.has_link(u, v) or platform.cost(u, v) != expected:
             have = format_exact(platform.cost(u, v)) if platform.has_link(u, v) else "none"
             raise InputError(origin, f"route {u} -> {v}", f"costs {have} s in the "
                              f"schedule, {format_exact(expected)} s for --size "
                              f"{format_exact(size)} bytes here: replay with the --size and "
                              "platform the schedule was imported with")
+        if network is None:
+            continue
+        names = tuple(name for name, _ in route)
+        if tuple(network.route(u, v)) != names:
+            raise InputError(origin, f"route {u} -> {v}", f"crosses {', '.join(names)} "
+                             "in the file, not the links of the schedule's network "
+                             "section: replay on the platform the schedule was imported "
+                             "from")
+        for name in names:
+            link = network.link(name)
+            if link.cost != costs[name] or link.sharing != facts.sharing(name):
+                raise InputError(origin, f"link {name}", f"{link.sharing}, costing "
+                                 f"{format_exact(link.cost)} s in the schedule; "
+                                 f"{facts.sharing(name)}, {format_exact(costs[name])} s in "
+                                 "the file for this --size")
 
 
 def _steps_report(schedule, ends, periods, scale, name, model) -> ReplayReport:
@@ -253,10 +283,13 @@ def replay_plan(xml_path, plan, size: Fraction, latency: bool = False) -> PlanRe
     SimGrid platform ``xml_path`` with messages of ``size`` bytes: one SimGrid
     transfer per plan transfer, started at its planned start."""
     origin = str(xml_path)
-    if not os.path.isfile(xml_path):
-        raise InputError(origin, "file", "no such file")
+    check_input(xml_path)
     platform = plan.platform
     facts = read_facts(xml_path)
+    if len(plan.transfers) > MAX_TRANSFERS:
+        raise InputError("<command line>", "plan", f"{len(plan.transfers)} transfers are "
+                         f"more than the {MAX_TRANSFERS} a replay simulates "
+                         "(docs/limits.md)")
     names = plan.nodes
     arcs = sorted({(names[t.tail], names[t.head]) for t in plan.transfers})
     largest = max((t.count for t in plan.transfers), default=1) * size
@@ -277,10 +310,12 @@ def replay_plan(xml_path, plan, size: Fraction, latency: bool = False) -> PlanRe
     except WorkerCrash as crash:
         raise InputError(origin, "SimGrid", f"the replay failed: {crash.reason}") from None
     answer = {k: v for line in lines for k, v in line.items()}
+    if "load_error" in answer:
+        raise load_error(answer["load_error"], origin)
     if "missing" in answer:
         raise InputError(origin, "hosts", "the plan names hosts the platform lacks: "
                          + ", ".join(answer["missing"][:5]))
-    _check_costs(platform, answer["bandwidth"], size, facts, origin)
+    _check_routes(platform, answer["routes"], size, facts, origin)
     if "transfers" not in answer:
         raise InputError(origin, "SimGrid", "the replay stopped before the plan ended: "
                          "the platform's availability or state profiles interrupt it")

@@ -11,7 +11,18 @@ from __future__ import annotations
 import re
 from fractions import Fraction
 
-_NUMBER = re.compile(r"^\s*([+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?)\s*(\S*)\s*$")
+from ..errors import echo
+from ..numbers import parse_exact
+
+# A number of a platform file as SimGrid reads it (strtod, then the unit): spaces
+# around, a sign; ASCII digits only (strtod takes no others).  The exponent is bounded
+# like every number steady reads (steady.numbers.MAX_EXPONENT).
+_NUMBER = re.compile(r"^\s*([+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?)\s*(\S*)\s*$",
+                     re.ASCII)
+# A size on the command line: the grammar of steady's numbers (ASCII digits, no spaces,
+# no "+"), the unit glued on.
+_SIZE = re.compile(r"((?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE]-?[0-9]+)?)([A-Za-z]*)",
+                   re.ASCII)
 
 
 def _prefixed(unit: str, value: Fraction, base: int) -> dict[str, tuple[Fraction, float]]:
@@ -53,18 +64,26 @@ def parse(text: str, table: dict) -> tuple[Fraction, float]:
     ``"50us"``; a bare number takes the table's default unit.  ValueError otherwise."""
     match = _NUMBER.match(text) if isinstance(text, str) else None
     if not match:
-        raise ValueError(f"not a number with a unit: {text!r}")
+        raise ValueError(f"not a number with a unit: {echo(text)}")
     number, unit = match.group(1), match.group(5) or DEFAULT_UNIT[id(table)]
     if unit not in table:
-        raise ValueError(f"unknown unit {unit!r} in {text!r}")
+        raise ValueError(f"unknown unit {echo(unit)} in {echo(text)}")
     exact, double = table[unit]
-    return Fraction(number) * exact, float(number) * double
+    value = parse_exact(number.lstrip("+"))   # bounded digits and exponent (ValueError)
+    return value * exact, float(number) * double
 
 
 def parse_size(text: str) -> Fraction:
-    """A message size such as ``1MB`` (10^6 bytes), ``1MiB`` (2^20) or ``8kb`` (bits),
-    in bytes, exactly; > 0."""
-    value = parse(text, SIZE)[0]
+    """A message size on the command line such as ``1MB`` (10^6 bytes), ``1MiB`` (2^20)
+    or ``8kb`` (bits), in bytes, exactly; > 0.  Steady's grammar of numbers (ASCII
+    digits, no spaces, no ``+``, exponents within +-4300), the unit glued on."""
+    match = _SIZE.fullmatch(text) if isinstance(text, str) else None
+    if not match:
+        raise ValueError(f"not a size with a unit: {echo(text)}")
+    unit = match.group(2) or "B"
+    if unit not in SIZE:
+        raise ValueError(f"unknown unit {echo(unit)} in {echo(text)}")
+    value = parse_exact(match.group(1)) * SIZE[unit][0]
     if value <= 0:
-        raise ValueError(f"a size is > 0, not {text!r}")
+        raise ValueError(f"a size is > 0, not {echo(text)}")
     return value
