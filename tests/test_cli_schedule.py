@@ -231,6 +231,7 @@ def test_show_prints_the_period_table(capsys, schedule_file):
     assert lines[lines.index("") + 1].startswith("legend: Tkxm = m messages of tree k")
 
 
+@pytest.mark.slow
 def test_show_gantt_png(capsys, schedule_file, tmp_path):
     pytest.importorskip("matplotlib")
     png = tmp_path / "chart.png"

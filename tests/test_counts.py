@@ -52,6 +52,7 @@ BELOW_ONE = [(6, 416, 19), (7, 7174, 17), (10, 6915, 18), (10, 1638, 7), (10, 81
              (10, 6139, 4)]
 
 
+@pytest.mark.slow
 @settings(max_examples=6)
 @given(st.sampled_from(BELOW_ONE))
 def test_thorough_schedules_never_lose_to_those_without_the_cuts(case):

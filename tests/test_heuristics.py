@@ -409,6 +409,7 @@ def test_fast_skeletons_choose_as_the_pseudo_code(p):
                                 + [k.cost for k in kids]), l.cost))
 
 
+@pytest.mark.slow
 def test_determinism_across_processes():
     """Ties are broken by the platform's orders only, never by set order: two processes
     with different string hash seeds build the same trees."""

@@ -407,6 +407,7 @@ def _figure1_with(cost: str):
     return Platform.from_dict(doc, "figure1")
 
 
+@pytest.mark.slow
 def test_extreme_costs_get_the_exact_certified_optimum():
     """F02: one cost of Figure 1 from 1e-4300 to a 1000-digit number: the optimum is
     found (the float search cannot hold such costs; the exact way out takes over),
@@ -424,6 +425,7 @@ def test_extreme_costs_get_the_exact_certified_optimum():
     assert values[0] > values[-1]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cost", ["1e-4300", "1e4300", "1" * 1000 + "/7"])
 def test_extreme_costs_are_scheduled_simulated_and_piped(cost, tmp_path, capsys):
     """F02 downstream: a short timed schedule (its Dinkelbach search cannot hold the
@@ -460,6 +462,7 @@ def _random10_with(far: str, near: str):
     return Platform.from_dict(doc, "random-10")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("make", [_hub_star, lambda: _random10_with("1e16", "1e-12")],
                          ids=["hub-star-1e9", "random-10-1e16-1e-12"])
 def test_costs_far_apart_get_the_exact_optimum_by_the_exact_way_out(make):
@@ -504,6 +507,7 @@ def test_any_platform_scaled_by_ten_to_the_e_has_the_optimum_scaled_back(platfor
     assert check(scaled, result).ok
 
 
+@pytest.mark.slow
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(platforms(min_nodes=3, max_nodes=5), st.data())
 def test_costs_drawn_far_apart_give_one_certified_optimum(platform, data):

@@ -139,6 +139,7 @@ def test_without_a_signal_the_answer_and_errors_come_through():
     assert found == [thread.name]   # outside the main thread: called as it is
 
 
+@pytest.mark.slow
 def test_python_handler_is_back_at_the_c_level_after_cp_sat():
     """CP-SAT with its own SIGINT handler (catch_sigint_signal left on) sets SIG_DFL at
     the C level when it returns; after :func:`interrupts.solve` a Ctrl-C is Python's

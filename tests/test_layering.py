@@ -198,6 +198,7 @@ def test_cli_start_up_imports_no_heavy_module():
     assert not [m for m in loaded if m.split(".")[0] in heavy or m.startswith(heavy)]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("rule, injected, says", [
     ("stage", [("schedule/dag.py", "from ..verify import verify")], None),
     ("stage", [("throughput/ports.py", "import steady.simulate.engine")], None),

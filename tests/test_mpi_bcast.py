@@ -253,6 +253,7 @@ def test_every_rank_gets_the_roots_bytes_on_many_ranks(files, ranks):
     check_exact(ranks, mpiexec(ranks, "exact", path))
 
 
+@pytest.mark.slow
 def test_mismatched_calls_raise_on_every_rank_instead_of_hanging(files):
     seen = mpiexec(5, "mismatch", files["figure1"], files["figure1-m1"])
     expected = {"size": "buffer", "schedule": "schedule", "root": "root",
@@ -271,6 +272,7 @@ def test_mismatched_calls_raise_on_every_rank_instead_of_hanging(files):
                 assert error.startswith("ValueError") and f": {element}: " in error, error
 
 
+@pytest.mark.slow
 def test_the_docs_example_program_runs(files, tmp_path):
     """docs/mpi.md's program, as printed there, under mpiexec on 5 ranks."""
     import re

@@ -81,6 +81,7 @@ def test_every_plan_is_one_port_causal_and_delivers_once(schedule, broadcasts):
     assert [b for b, _ in times] == [t.release for t in plan.transfers]
 
 
+@pytest.mark.slow
 @SMALL
 @given(schedules(platforms(max_nodes=5)), st.integers(1, 4))
 def test_plan_never_ends_after_the_periods_as_written(schedule, batches):

@@ -101,6 +101,7 @@ def test_figure1_delivers_exactly_once(figure1, tmp_path, capsys):
     assert code == 0 and (tmp_path / "g.png").stat().st_size > 1000
 
 
+@pytest.mark.slow
 def test_ten_ranks_oversubscribed(tmp_path, capsys):
     """The 10-node sample on 10 ranks (2 cores): a short period (issue 9) keeps the
     warm-up small; every rank gets every broadcast once, in order."""
@@ -119,6 +120,7 @@ def test_ten_ranks_oversubscribed(tmp_path, capsys):
           f"measured/TP* {float(F(doc['ratio_to_optimum'])):.4f}, {seconds:.1f} s")
 
 
+@pytest.mark.slow
 def test_compare_runs_the_baselines_under_the_same_emulation(figure1):
     code, out, err, _ = steady("run", figure1, "--broadcasts", 100, "--time-unit", "1ms",
                                "--compare", "--json", "--size", "4KB", ranks=5)
@@ -132,6 +134,7 @@ def test_compare_runs_the_baselines_under_the_same_emulation(figure1):
     assert predicted[0] > predicted[2] > predicted[1]
 
 
+@pytest.mark.slow
 def test_native_compare_calls_the_library_bcast(figure1):
     code, out, err, _ = steady("run", figure1, "--broadcasts", 50, "--native", "--compare",
                                "--json", "--size", "4KB", ranks=5)
@@ -142,6 +145,7 @@ def test_native_compare_calls_the_library_bcast(figure1):
     assert all(r["delivered_ok"] for r in doc["compare"])
 
 
+@pytest.mark.slow
 def test_map_assigns_nodes_to_ranks(figure1, tmp_path):
     order = ["P4", "P3", "P2", "P1", "Ps"]
     (tmp_path / "map.json").write_text(json.dumps(order))
@@ -204,6 +208,7 @@ def test_more_deliveries_than_a_run_plans_is_refused_before_launching(figure1, c
     assert "deliveries" in one_steady_line(err)
 
 
+@pytest.mark.slow
 def test_a_dead_rank_ends_the_run_with_one_line(figure1):
     code, out, err, seconds = steady("run", figure1, "--broadcasts", 200, "--launch",
                                      env={"STEADY_RUN_FAULT": "die:2:20"})
@@ -216,6 +221,7 @@ def test_a_dead_rank_ends_the_run_with_one_line(figure1):
     assert seconds < 30
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("rank", [0, 4])
 def test_the_rank_that_died_is_named_not_the_peers_it_took_down(figure1, rank):
     """Its peers fail within milliseconds (MPICH: process_vm_readv failed, errno 3) and
@@ -227,6 +233,7 @@ def test_the_rank_that_died_is_named_not_the_peers_it_took_down(figure1, rank):
     assert one_steady_line(err).startswith(f"steady: run: rank {rank} (")
 
 
+@pytest.mark.slow
 def test_a_silent_peer_ends_the_run_within_the_timeout(figure1):
     code, out, err, seconds = steady("run", figure1, "--broadcasts", 200, "--timeout", 3,
                                      ranks=5, env={"STEADY_RUN_FAULT": "silent:3:20"})
@@ -236,6 +243,7 @@ def test_a_silent_peer_ends_the_run_within_the_timeout(figure1):
     assert seconds < 3 + 15     # start-up, one second of grace, MPI_Abort
 
 
+@pytest.mark.slow
 def test_ctrl_c_stops_every_rank(figure1):
     proc = subprocess.Popen([sys.executable, "-m", "steady", "run", str(figure1),
                              "--broadcasts", "8000", "--size", "1KB", "--launch"],
@@ -252,6 +260,7 @@ def test_ctrl_c_stops_every_rank(figure1):
     assert left == []
 
 
+@pytest.mark.slow
 def test_calibrate_twice_agrees(tmp_path):
     """Ping-pong on this machine (5 ranks, one host): positive costs for the 20 ordered
     pairs; two calibrations give median link costs within a factor of 2 (measured on

@@ -144,6 +144,7 @@ def startup_platforms(draw, max_nodes=5):
 sizes = st.builds(F, st.integers(1, 60), st.integers(1, 3))
 
 
+@pytest.mark.slow
 @settings(max_examples=30, deadline=None)
 @given(startup_platforms(), sizes, st.integers(1, 9))
 def test_lemma7_bound_and_simulation(platform, size, k):
@@ -159,6 +160,7 @@ def test_lemma7_bound_and_simulation(platform, size, k):
     assert verify(sliced, r.schedule, optimality=False).ok
 
 
+@pytest.mark.slow
 @settings(max_examples=30, deadline=None)
 @given(startup_platforms(), sizes, st.integers(1, 12))
 def test_candidate_patterns_are_valid_schedules(platform, size, k):
@@ -175,6 +177,7 @@ def test_candidate_patterns_are_valid_schedules(platform, size, k):
     assert all(a.duration <= b.duration for a, b in zip(short.steps, long_.steps))
 
 
+@pytest.mark.slow
 @settings(max_examples=30, deadline=None)
 @given(startup_platforms(max_nodes=4), sizes, st.integers(1, 5), st.integers(1, 12))
 def test_finite_makespan_shortcut_matches_unrolling(platform, size, k, batches):
@@ -187,6 +190,7 @@ def test_finite_makespan_shortcut_matches_unrolling(platform, size, k, batches):
                 == finite_schedule(pattern, batches, share).makespan)
 
 
+@pytest.mark.slow
 @settings(max_examples=20, deadline=None)
 @given(startup_platforms(max_nodes=4), sizes)
 def test_best_slices_beats_paper_and_one_slice(platform, size):
@@ -236,6 +240,7 @@ def test_stretch_timed_is_valid_and_monotone(platform, factor):
     assert _in_order(grown) == _in_order(rescaled(base, larger, 1 + factor))
 
 
+@pytest.mark.slow
 @settings(max_examples=15, deadline=None)
 @given(platforms(max_nodes=5), sizes, st.integers(1, 12))
 def test_startup_free_shortcut_equals_direct_evaluation(platform, size, k):
@@ -272,6 +277,7 @@ def test_best_slices_is_the_brute_force_optimum_for_small_L():
 STEP_PATTERNS = ("stretched", "optimal", "tree")
 
 
+@pytest.mark.slow
 def test_theorem8_ratio_tends_to_one_on_figure1_with_startups():
     """With the synchronous-step patterns only (measured, exact): best slicing 12, 112,
     1118 slices for L = 10^2, 10^4, 10^6 with makespans 869/6, 146261/14,
@@ -294,6 +300,7 @@ def test_theorem8_ratio_tends_to_one_on_figure1_with_startups():
     assert ratios == [F(869, 600), F(146261, 140000), F(561499924, 559 * 10 ** 6)]
 
 
+@pytest.mark.slow
 def test_timed_patterns_do_better_on_figure1_with_startups():
     """With the timed candidates (the default): never worse than the step patterns
     (they are still candidates), and measured (exact) the paper's slicing drops to

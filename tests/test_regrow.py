@@ -58,6 +58,7 @@ def test_regrown_trees_keep_the_slots_and_verify(platform, m):
     assert verify(platform, new.schedule(result)).ok
 
 
+@pytest.mark.slow
 @given(platforms(min_nodes=2, max_nodes=7), st.integers(1, 12))
 @settings(max_examples=40)
 def test_trees_regrown_through_idle_slots_verify(platform, m):

@@ -23,6 +23,7 @@ SAMPLES = Path(__file__).resolve().parent.parent / "samples"
 NANCY = SAMPLES / "simgrid/g5k-nancy-21.json"
 
 
+@pytest.mark.slow
 def test_nancy_rounds_reach_what_the_list_schedule_misses(monkeypatch):
     """samples/simgrid/g5k-nancy-21.json: the packing of at most 200 messages gives 164
     whose counts are exact (the busiest port and link need 164 rounds of 1/125); the
@@ -177,6 +178,7 @@ def equal_cost_clusters(draw):
     return Platform(p.source, p.links, p.nodes, p.name, network=Network(links, routes))
 
 
+@pytest.mark.slow
 @given(equal_cost_clusters(), st.integers(1, 12))
 @settings(max_examples=40)
 def test_timetables_in_rounds_verify_and_are_as_short_as_their_counts_allow(platform, m):

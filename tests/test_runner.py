@@ -19,6 +19,7 @@ def seeded_draw(seed):
     return seed, [rng.randrange(1000) for _ in range(3)]
 
 
+@pytest.mark.slow
 def test_parallel_results_equal_serial_results_in_order():
     serial = parallel_map(seeded_draw, range(12))
     assert [s for s, _ in serial] == list(range(12))

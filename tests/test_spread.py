@@ -106,6 +106,7 @@ def test_default_method_agrees_with_the_flow_lp(platform):
     assert check(platform, result).ok
 
 
+@pytest.mark.slow
 @SMALL
 @given(st.integers(0, 30), st.lists(st.floats(0.5, 2.0), min_size=1, max_size=8))
 def test_rounding_never_returns_a_wrong_optimum(seed, noise):
@@ -124,6 +125,7 @@ def test_rounding_never_returns_a_wrong_optimum(seed, noise):
         assert check(platform, result).ok
 
 
+@pytest.mark.slow
 def test_any_prices_bound_the_optimum():
     """proofs/spread-cuts.md §1: sum(y) / min tree cost >= TP* for any prices y >= 0."""
     platform = scale_platform(25, 3)

@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import replace
 from fractions import Fraction
 
+import pytest
 from hypothesis import assume, given, settings, strategies as st
 
 from steady import Link, Platform, default_platform
@@ -198,6 +199,7 @@ def test_an_extra_or_rerouted_message_is_rejected(case):
         assert not verify(None, changed(Transfer(t.tail, head, t.tree, t.messages))).ok
 
 
+@pytest.mark.slow
 @settings(max_examples=30, deadline=None)
 @given(_schedule_and_index())
 def test_a_message_moved_to_another_step_is_judged_exactly(case):

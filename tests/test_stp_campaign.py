@@ -180,6 +180,7 @@ def test_dask_backend_without_dask_is_one_line(tmp_path, capsys, monkeypatch):
     assert_one_line_error(err, "--backend dask")
 
 
+@pytest.mark.slow
 def test_dask_backend_gives_the_loky_results():
     pytest.importorskip("dask.distributed")
     todo = stp.tasks("random", [6], [0.5], 2, seed=3, multiport=False)

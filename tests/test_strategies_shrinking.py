@@ -82,6 +82,7 @@ BUGS = {  # bug -> the rule verify reports
     "float-duration": "capacity"}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("bug", BUGS)
 def test_injected_bugs_shrink_to_at_most_four_nodes(bug):
     def broken(p):

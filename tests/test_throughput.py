@@ -251,6 +251,7 @@ def test_adding_a_link_never_lowers_throughput(platform, data):
     assert throughput(bigger).throughput >= throughput(platform).throughput
 
 
+@pytest.mark.slow
 @SMALL
 @given(small_platforms(max_nodes=6), st.data())
 def test_removing_a_link_never_raises_throughput(platform, data):
@@ -302,6 +303,7 @@ def test_flow_cuts_and_trees_agree(platform):
     assert values["trees"] == values["cuts"] == values["flow"], values
 
 
+@pytest.mark.slow
 @SMALL
 @given(small_platforms(), st.data())
 def test_relabelling_nodes_changes_nothing(platform, data):

@@ -229,6 +229,7 @@ def test_tradeoff_lists_each_m(capsys):
     assert [Fraction(r["ratio"]) for r in rows] == [Fraction(2, 3), 1]
 
 
+@pytest.mark.slow
 def test_the_cut_methods_trees_schedule_small_platform_at_the_optimum():
     """samples/simgrid/small_platform.json: the column generation's trees round and
     schedule to 0.893 of TP* at M = 10 (9 messages; the timetable ends 12% after the

@@ -150,6 +150,7 @@ def test_check_rejects_two_transfers_on_one_port(case, data):
         bad.check()
 
 
+@pytest.mark.slow
 @settings(max_examples=40)
 @given(timetables(), st.data())
 def test_check_rejects_a_tree_edge_with_the_wrong_count(case, data):
