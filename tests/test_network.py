@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from steady import InputError, Platform
 from steady.certificate import check
 from steady.network import FATPIPE, SHARED, Network, NetworkLink
-from steady.schedule.network import check_network_steps, network_schedule
+from steady.schedule.link_steps import check_network_steps, network_schedule
 from steady.schedule.periodic import optimal_schedule
 from steady.schedule_file import Schedule
 from steady.strategies import platforms
@@ -218,7 +218,7 @@ def test_verify_rejects_a_step_overloading_a_shared_link(data):
 @settings(max_examples=25)
 @given(networked(max_nodes=5))
 def test_network_steps_are_valid_and_certified(pair):
-    """The configuration LP's steps (steady.schedule.network): every rule of verify,
+    """The configuration LP's steps (steady.schedule.link_steps): every rule of verify,
     the step rule included; the ratio is certified, <= 1, claimed exactly."""
     _, wired = pair
     result = throughput(wired, "trees")
@@ -234,9 +234,9 @@ def test_network_steps_are_valid_and_certified(pair):
 def test_every_candidate_is_built_and_chosen_exactly(pair):
     """Issue 42: a float score once chose a step schedule stretched in doubles (its
     period 4753799606668857/4503599627370496 for 19/18).  The stretched steps last
-    exactly what max-min sharing takes (steady.schedule.network.fluid_duration, in
+    exactly what max-min sharing takes (steady.schedule.link_steps.fluid_duration, in
     Fractions), and the schedule kept is the first of the exactly best."""
-    from steady.schedule.network import _stretched, _used_arcs, fluid_duration, \
+    from steady.schedule.link_steps import _stretched, _used_arcs, fluid_duration, \
         network_trees
     from steady.schedule.periodic import periodic_schedule
     from steady.schedule_file import PriceCertificate

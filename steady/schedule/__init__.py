@@ -4,7 +4,8 @@
 - :mod:`.matchings`: weighted bipartite edge colouring into matchings (Lemma 1, Thm 6);
 - :mod:`.periodic`: the compact optimal periodic schedule (§5.4.2);
 - :mod:`.dag`: the schedule of a DAG platform by layers (§4.3, Thm 2);
-- :mod:`.network`: the periodic schedule's steps on shared network links;
+- :mod:`.link_steps`: the periodic schedule's steps on shared network links (named apart
+  from the :mod:`steady.network` package, the links themselves);
 - :mod:`.timetable`: one period in exact ticks, the vocabulary of everything below;
 - :mod:`.effort`: the deterministic work bounds of the searches (fast, default, thorough);
 - :mod:`.counts`: integer trees for a short period (rounded counts, packing);

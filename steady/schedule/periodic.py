@@ -104,7 +104,7 @@ def optimal_schedule(platform, result) -> tuple[Schedule, dict]:
     network links the steps must fit them too (issue 19): :mod:`.network` builds them,
     and the throughput is then a certified ratio of the optimum."""
     if has_link_rows(platform):
-        from .network import network_schedule
+        from .link_steps import network_schedule
 
         return network_schedule(platform, result, periodic_schedule)
     platform = as_platform(platform)
