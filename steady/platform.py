@@ -27,7 +27,7 @@ from typing import Iterable, Mapping
 from .errors import InputError, echo
 from .fileio import JsonDocument, check_format, check_version, load_json, loads_json
 from .numbers import document_number, format_exact, parse_exact
-from .network.model import Network
+from .network.model import Arc, Network  # Arc: the one (tail, head) type, for the packages above
 
 FORMAT = "steady-platform"
 VERSION = 1

@@ -39,9 +39,9 @@ from ..exact.cutplanes import CutPlanes, add_rate_variables
 from ..exact.lp import LE, LinearProgram
 from ..exact.maxflow import weakest_destination
 from ..exact.scaling import solve_scaled
+from ..platform import Arc
 from .models import assert_arborescence, send_overheads
 
-Arc = tuple[str, str]
 _TOLERANCE = 1e-9
 
 

@@ -30,9 +30,9 @@ from fractions import Fraction
 
 from ..exact.arborescence import cheapest_link_arborescence
 from ..exact.floatlp import FloatLP, FloatSearchFailed
+from .model import Arc
 from .rows import arc_link_weights, k_rows, shared_links
 
-Arc = tuple[str, str]
 
 #: The float search runs on platforms with at most this many flow variables
 #: ((|V| - 1)·|E|; 12,696 on cluster_dragonfly-24: 3 s); beyond, no bound is given.

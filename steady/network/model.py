@@ -37,6 +37,8 @@ _SECTION_KEYS = {"links", "routes"}
 _LINK_KEYS = {"id", "cost", "sharing"}
 _ROUTE_KEYS = {"from", "to", "links"}
 
+#: An arc (tail, head) of a platform: the one type every package uses (re-exported by
+#: steady.platform for the packages above the network stage).
 Arc = tuple[str, str]
 
 

@@ -25,11 +25,10 @@ from fractions import Fraction
 from functools import lru_cache
 
 from ..exact.lp import LE
+from .model import Arc
 
 #: Every link row's name starts with this, followed by the link's id.
 ROW_PREFIX = "link "
-
-Arc = tuple[str, str]
 
 
 def shared_links(platform) -> tuple:

@@ -26,11 +26,10 @@ import math
 from fractions import Fraction
 
 from ..numbers import lcm_of_denominators
+from ..platform import Arc
 from .branchings import root_connectivity, weighted_branchings
 from .packing import dinkelbach_weights, exact_ratio
 from .timetable import loads_of
-
-Arc = tuple[str, str]
 
 
 def link_rates(trees) -> dict[Arc, Fraction]:

@@ -24,11 +24,10 @@ import math
 import random
 
 from ..network.rows import integer_shares, link_shares
+from ..platform import Arc
 from .port_clock import PortClock
 from .rounds import link_rounds, rounds_needed
 from .timetable import Timetable, extend_runs, loads_of, ticks_per_unit
-
-Arc = tuple[str, str]
 
 
 def busier_port(out_work: int, in_work: int):

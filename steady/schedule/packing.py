@@ -22,8 +22,8 @@ from fractions import Fraction
 from ..interrupts import solve_linear
 
 from ..network.rows import conflicting_arcs, tree_link_usage
+from ..platform import Arc
 
-Arc = tuple[str, str]
 
 #: Loads further apart than this (largest / smallest), or larger than MAX_COEFFICIENT,
 #: are beyond what SCIP takes as finite coefficients (issue 18 F01: costs 1e20): the

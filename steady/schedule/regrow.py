@@ -50,11 +50,11 @@ import heapq
 import math
 
 from ..exact.connectivity import Propagation
+from ..platform import Arc
 from .branchings import can_extend
 from .idle_slots import busy_intervals, idle_slots
 from .timetable import Timetable
 
-Arc = tuple[str, str]
 
 #: Work of the growth at most, N·(|V| - 1)·|V|^2 (one connectivity check per slot, each
 #: growing about as |V|^2): beyond, :func:`regrown` does not try.  Measured: 2.4 s for

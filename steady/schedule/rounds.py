@@ -28,9 +28,9 @@ from __future__ import annotations
 import math
 import random
 
+from ..platform import Arc
 from .matchings import max_weighted_degree, weighted_edge_coloring
 
-Arc = tuple[str, str]
 
 #: Swaps tried at most (each looks at :data:`PARTNERS` other rounds): the work bound.
 KEMPE_STEPS = 2_000

@@ -32,12 +32,11 @@ from dataclasses import dataclass
 
 from ..network.rows import integer_shares, link_shares
 from ..numbers import lcm_of_denominators
+from ..platform import Arc
 from ..schedule.list_schedule import busier_port
 from ..schedule.port_clock import PortClock
 from ..schedule.timetable import children_of
 from .plan import Plan, Transfer, checked
-
-Arc = tuple[str, str]
 
 
 def tree_of_messages(weights: list[int], messages: int) -> list[int]:
