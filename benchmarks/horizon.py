@@ -70,7 +70,7 @@ def simulate(args) -> None:
           f"delivered / (K·TP*), goal >= 0.99 (load average {os.getloadavg()[0]:.1f})")
     print(f"{'platform':<20} {'delivered':>9} {'/ K·TP*':>8} {'M':>5} {'chosen':<34} "
           f"{'wall s':>7} {'CPU s':>7}")
-    ratios, walls = {}, {}
+    ratios, walls, cpus = {}, {}, {}
     for label, path in platforms(args.seeds, sizes):
         runs = [timed(["simulate", path, "--horizon", args.horizon, "--effort",
                        args.effort, "--json", "--quiet"]) for _ in range(args.runs)]
@@ -87,6 +87,7 @@ def simulate(args) -> None:
         size = label.split()[1] if label[0] != "s" else "samples"
         ratios.setdefault(size, []).append(ratio)
         walls.setdefault(size, []).append(wall)
+        cpus.setdefault(size, []).append(cpu)
         print(f"{label:<20} {doc['delivered']:>9} {float(ratio):>8.5f} "
               f"{c['messages_per_period']:>5} {chosen:<34} {wall:>7.1f} {cpu:>7.1f}",
               flush=True)
@@ -94,7 +95,8 @@ def simulate(args) -> None:
         print(f"{size}: median {float(statistics.median(ratios[size])):.5f}, smallest "
               f"{float(min(ratios[size])):.5f}, "
               f"{sum(r >= Fraction(99, 100) for r in ratios[size])}/{len(ratios[size])} "
-              f">= 0.99; median wall {statistics.median(walls[size]):.1f} s")
+              f">= 0.99; median wall {statistics.median(walls[size]):.1f} s, median CPU "
+              f"{statistics.median(cpus[size]):.1f} s")
     print()
 
 
@@ -110,12 +112,13 @@ def schedule(args) -> None:
         doc = json.loads(runs[0][2])
         ratio = Fraction(doc["ratio"])
         wall = statistics.median(r[0] for r in runs)
-        rows.append((ratio, wall))
+        rows.append((ratio, wall, statistics.median(r[1] for r in runs)))
         print(f"{label:<20} {float(ratio):>10.6f} {doc['messages_per_period']:>5} "
               f"{wall:>7.1f} {statistics.median(r[1] for r in runs):>7.1f}", flush=True)
-    print(f"median ratio {float(statistics.median(r for r, _ in rows)):.6f}, smallest "
-          f"{float(min(r for r, _ in rows)):.6f}; median wall "
-          f"{statistics.median(w for _, w in rows):.1f} s")
+    print(f"median ratio {float(statistics.median(r for r, _, _ in rows)):.6f}, smallest "
+          f"{float(min(r for r, _, _ in rows)):.6f}; median wall "
+          f"{statistics.median(w for _, w, _ in rows):.1f} s, median CPU "
+          f"{statistics.median(c for _, _, c in rows):.1f} s")
 
 
 def main() -> None:
