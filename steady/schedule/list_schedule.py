@@ -23,10 +23,12 @@ import heapq
 import math
 import random
 
+from ..network.resources import integer_parts, transfer_model
 from ..network.rows import integer_shares, link_shares
 from .port_clock import PortClock
 from .rounds import link_rounds, rounds_needed
-from .timetable import Timetable, extend_runs, loads_of, ticks_per_unit
+from .route_rounds import route_rounds
+from .timetable import Timetable, as_tree, extend_runs, loads_of, ticks_per_unit
 
 Arc = tuple[str, str]
 
@@ -262,3 +264,204 @@ def _chained(rounds: list[set]) -> list[set]:
         i = max(range(len(left)), key=lambda j: (len(last & rounds[left[j]]), -j))
         order.append(left.pop(i))
     return [rounds[i] for i in order]
+
+
+# -- a collective's routes under the resource rule (issue 43) ----------------------------
+
+def route_list_schedule(platform, trees, effort) -> Timetable:
+    """The timetable of a collective's ``trees`` (:class:`.timetable.Tree` with roots,
+    directions and routes) under the resource rule of :mod:`steady.network.resources`:
+    a tree edge is one transfer over its route, which holds its parts of the ports
+    (one-port) and of the links (multi-port, links between switches, shared network
+    links) while it runs; the edges of all trees over one route share its messages.
+
+    The routes split into *components* that share no resource (on an A100 box pair: the
+    NVSwitch routes and the InfiniBand ones), each scheduled alone from tick 0: a
+    component whose routes all cost the same and hold whole resources gets rounds
+    (:mod:`.route_rounds`: König matchings, Kempe swaps) when they reach its largest
+    load; the others are list scheduled as :func:`list_schedule` does (the same
+    priority rules, rounds and work bounds, :func:`runs_plan`).  The period is the
+    latest end, never below the largest resource load (checked exactly)."""
+    trees = [as_tree(t) for t in trees]
+    model = transfer_model(platform)
+    used: dict = {}
+    for tree in trees:
+        for arc in tree.arcs():
+            route = tree.route(arc)
+            used[route] = used.get(route, 0) + tree.weight
+    costs = {route: model.cost(route) for route in used}
+    unit = math.lcm(*(c.denominator for c in costs.values()))
+    cost = {route: int(c * unit) for route, c in costs.items()}
+    parts, capacity = integer_parts({route: model.holds(route)[1] for route in used})
+    runs: dict = {}
+    listed: dict = {}
+    for component in route_components(used, parts):
+        found = _component_rounds(component, used, cost, parts, capacity)
+        if found is None:
+            listed.update({route: used[route] for route in component})
+        else:
+            runs.update(found)
+    if listed:
+        runs.update(_listed_routes(model, listed, cost, parts, capacity, unit, trees,
+                                   effort))
+    makespan = max(s + n * cost[route] for route, rs in runs.items() for s, n in rs)
+    table = Timetable.from_route_runs(platform, trees, runs, makespan, unit)
+    table.check()
+    return table
+
+
+def route_components(used: dict, parts: dict) -> list[list]:
+    """The routes grouped by the resources they share (union-find), each group sorted,
+    in the order of their first routes."""
+    owner: dict = {}
+
+    def find(x):
+        while owner.setdefault(x, x) != x:
+            owner[x] = owner[owner[x]]
+            x = owner[x]
+        return x
+
+    for route in used:
+        names = [res for res, _ in parts[route]]
+        for res in names[1:]:
+            a, b = find(names[0]), find(res)
+            if a != b:
+                owner[b] = a
+    groups: dict = {}
+    for route in sorted(used):
+        groups.setdefault(find(parts[route][0][0]), []).append(route)
+    return list(groups.values())
+
+
+def _component_rounds(routes, used, cost, parts, capacity):
+    """Runs in rounds (:func:`.route_rounds.route_rounds`) of a component whose routes
+    all cost the same and hold whole resources, reaching its largest load; else None."""
+    c = cost[routes[0]]
+    if len(routes) == 1:   # one route alone: its messages back to back
+        return {routes[0]: [[0, used[routes[0]]]]}
+    if any(cost[r] != c or any(part != capacity[res] for res, part in parts[r])
+           for r in routes):
+        return None
+    load: dict = {}
+    for r in routes:
+        for res, _ in parts[r]:
+            load[res] = load.get(res, 0) + used[r]
+    need = max(load.values())
+    found = route_rounds({r: used[r] for r in routes},
+                         {r: [res for res, _ in parts[r]] for r in routes}, need)
+    if found is None:
+        return None
+    runs: dict = {r: [] for r in routes}
+    for i, members in enumerate(_chained([set(m) for m in found])):
+        for r in sorted(members):
+            extend_runs(runs[r], i * c, 1, c)
+    return runs
+
+
+def _listed_routes(model, used, cost, parts, capacity, unit, trees, effort) -> dict:
+    """{route: runs} of the routes of ``used`` by the list schedule (the rules and
+    rounds of :func:`list_schedule`, the best makespan kept)."""
+    lower = math.ceil(max(model.loads(used).values()) * unit)
+    messages = sum(t.weight for t in trees)
+    budget = 4 * messages + len(used)
+    rules, rounds, chunk = runs_plan(sum(used.values()), effort)
+    best, states = None, []
+    for key, stick in PRIORITIES[:rules]:
+        if best is not None and best[0] == lower:
+            break
+        state = [None, (key, stick), {}, 0]
+        best = _route_round(state, best, used, cost, parts, capacity, chunk, lower, budget)
+        states.append(state)
+    states.sort(key=lambda state: state[0])
+    rng = random.Random(0)
+    for state in states[:effort.round_rules]:
+        for _ in range(rounds - 1):
+            if best[0] == lower:
+                break
+            if state[3] >= STALE_ROUNDS:
+                names = sorted(state[2]) or sorted(capacity)
+                for res in rng.sample(names, min(JOLTED, len(names))):
+                    state[2][res] = state[2].get(res, 0) + rng.randint(0, lower // 50)
+                state[3] = 0
+            best = _route_round(state, best, used, cost, parts, capacity, chunk, lower,
+                                budget)
+    return best[2]
+
+
+def _route_round(state, best, used, cost, parts, capacity, chunk, lower: int, budget: int):
+    """One greedy run of :func:`greedy_routes` under ``state``'s rule and boosts (as
+    :func:`_round`); the best (makespan, transfers, runs) returned."""
+    key, stick = state[1]
+    runs, ends = greedy_routes(used, cost, parts, capacity, key, state[2], stick, chunk)
+    makespan = max(ends.values())
+    pieces = sum(len(rs) for rs in runs.values())
+    if best is None or (pieces <= budget and (makespan, pieces) < best[:2]):
+        best = (makespan, pieces, runs)
+    state[3] = 0 if state[0] is None or makespan < state[0] else state[3] + 1
+    state[0] = makespan if state[0] is None else min(state[0], makespan)
+    for res, end in ends.items():   # resources that ended late go first next round
+        if end > lower:
+            state[2][res] = state[2].get(res, 0) + end - lower
+    return best
+
+
+def greedy_routes(used: dict, cost: dict, parts: dict, capacity: dict, key=busier_port,
+                  boost=None, stick: bool = False, chunk: int = 1):
+    """({route: [[start, messages], ...]}, {resource: when its last transfer ends}):
+    ``chunk`` messages at a time of the routes whose resources have room (``parts``,
+    ``capacity``: :func:`steady.network.resources.integer_parts`), by ``key`` of the
+    remaining work (in ticks, per unit of capacity, plus ``boost``) of the busiest
+    resource on the route's sending half and on its receiving half (ports are its ends
+    in the one-port model); on ties the route that just sent goes on.  List
+    scheduling: at every event the routes through a resource freed then are tried (no
+    other can have gained room)."""
+    boost = boost or {}
+    left = dict(used)
+    work: dict = {}
+    through: dict = {}
+    for route, k in sorted(used.items()):
+        for res, part in parts[route]:
+            work[res] = work.get(res, 0) + k * cost[route] * part
+            through.setdefault(res, []).append(route)
+    halves = {}
+    for route, held in parts.items():
+        names = [res for res, _ in held]
+        cut = max(1, len(names) // 2)
+        halves[route] = (names[:cut], names[cut:] or names[:cut])
+    clock = PortClock(parts, capacity, ports=False)
+    runs: dict = {route: [] for route in used}
+    ends: dict = {}
+    pending = sum(left.values())
+    fresh = sorted(used)
+    while pending:
+        t, ended = clock.advance()
+        if ended:
+            fresh = {r for _, _, route in ended for res, _ in parts[route]
+                     for r in through[res] if left[r]}
+        candidates = []
+        for route in fresh:
+            if not left[route] or clock.full(route, route):
+                continue
+            last = runs[route][-1] if runs[route] else None
+            going_on = last is not None and last[0] + last[1] * cost[route] == t
+            extra = min(chunk, left[route]) * cost[route] if going_on and stick else 0
+            sending, receiving = halves[route]
+            out_work = max(work[r] // capacity[r] + boost.get(r, 0) for r in sending)
+            in_work = max(work[r] // capacity[r] + boost.get(r, 0) for r in receiving)
+            candidates.append((key(out_work + extra, in_work + extra), not going_on, route))
+        candidates.sort()
+        for _, _, route in candidates:
+            if clock.full(route, route):
+                continue   # a resource in use ends a transfer later: an event comes
+            k = min(chunk, left[route])
+            c = cost[route]
+            left[route] -= k
+            pending -= k
+            for res, part in parts[route]:
+                work[res] -= k * c * part
+                ends[res] = max(ends.get(res, 0), t + k * c)
+            clock.start(route, t + k * c, route, route)
+            extend_runs(runs[route], t, k, c)
+        if pending and not clock:   # pragma: no cover - every route fits an idle fabric
+            raise AssertionError("list schedule stalled with messages left")
+    return runs, ends
