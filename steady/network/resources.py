@@ -106,6 +106,37 @@ def transfer_model(platform) -> TransferModel:
     return TransferModel(platform)
 
 
+def alternative_routes(platform, route: Route, model: TransferModel | None = None,
+                       longer: int = 2, most: int = 16) -> list:
+    """Up to ``most`` routes between the ends of ``route`` through switches, at most
+    ``longer`` hops longer, none slower than it (each link's cost at most c_P), the
+    shortest first (breadth first, links in the platform's order); ``route`` itself
+    is among them."""
+    model = model or transfer_model(platform)
+    cost = model.cost(route)
+    sender, receiver = route[0], route[-1]
+    longest = len(route) + longer
+    switches = frozenset(platform.switches)
+    found = []
+    layer = [(sender,)]
+    while layer and len(found) < most:
+        following = []
+        for path in layer:
+            for link in platform.out_links(path[-1]):
+                v = link.head
+                if link.cost > cost or v in path:
+                    continue
+                if v == receiver:
+                    found.append(path + (v,))
+                elif v in switches and len(path) + 1 < longest:
+                    following.append(path + (v,))
+        layer = following
+    found = found[:most]
+    if tuple(route) not in found:
+        found.insert(0, tuple(route))
+    return found
+
+
 def integer_parts(holds: dict) -> tuple[dict, dict]:
     """{key: [(resource, part)]} with exact parts -> ({key: [(resource, int part)]},
     {resource: int capacity}): each resource's parts times the least common denominator

@@ -33,7 +33,7 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
-from ..network.resources import transfer_model
+from ..network.resources import alternative_routes, transfer_model
 from .effort import DEFAULT, effort as effort_of
 from .list_schedule import route_list_schedule
 from .timetable import Timetable, Tree
@@ -198,7 +198,9 @@ def collective_timetable(platform, result, max_messages: int,
     for bound, k, weights in candidates:
         if best is not None and bound <= best[0]:
             break   # no timetable of these trees beats the one in hand
-        table = route_list_schedule(platform, expanded(fams, weights), effort)
+        table = route_list_schedule(platform,
+                                    balanced_routes(platform, expanded(fams, weights)),
+                                    effort)
         ratio = table.rate(roots) / result.rate
         if best is None or ratio > best[0]:
             best = (ratio, k, bound, table)
@@ -257,6 +259,73 @@ def packed_weights(fams, rate: Fraction, roots: dict, k: int, start: list[int],
         if sum(found[i] for i in members) != k * shares[next(iter(orbit))]:
             return start
     return found
+
+
+#: Alternative routes considered per tree edge by :func:`balanced_routes`, and how many
+#: hops longer than the edge's own they may be.
+ROUTE_CHOICES = 16
+LONGER_ROUTES = 2
+
+
+def balanced_routes(platform, trees: list[Tree]) -> list[Tree]:
+    """The trees with each edge moved, where that lowers the loads, to another route
+    between its two ends, as fast or faster (ours): the optimum routes an edge through
+    any cheapest path and leaves unpriced links (a fat tree's aggregation and core
+    links) unevenly loaded; spreading them keeps every resource's load at most the
+    largest load of the trees as given (the ratio's bound is unchanged) and gives the
+    rounds (:mod:`.route_rounds`) room.  Greedy, heaviest edges first, each edge to
+    the route whose resources would be least loaded, the busiest compared first (then
+    the fewest hops); at
+    most :data:`ROUTE_CHOICES` routes per edge, no more than :data:`LONGER_ROUTES`
+    hops longer."""
+    model = transfer_model(platform)
+    switches = platform.switches
+    if not switches:
+        return trees
+    loads: dict = {}
+    items = []
+    for l, tree in enumerate(trees):
+        for arc in tree.arcs():
+            route = tree.route(arc)
+            c, parts = model.holds(route)
+            for res, part in parts:
+                loads[res] = loads.get(res, 0) + tree.weight * c * part
+            items.append((-tree.weight, l, arc, route))
+    ceiling = max(loads.values())
+    chosen: dict = {}
+    found: dict = {}
+    for minus_w, l, arc, route in sorted(items):
+        w = -minus_w
+        c, parts = model.holds(route)
+        key = (route[0], route[-1], c, len(route))
+        if key not in found:
+            found[key] = alternative_routes(platform, route, model, LONGER_ROUTES,
+                                            ROUTE_CHOICES)
+        for res, part in parts:
+            loads[res] -= w * c * part
+        best = None
+        for other in found[key]:
+            oc, oparts = model.holds(other)
+            after = sorted((loads.get(res, 0) + w * oc * part for res, part in oparts),
+                           reverse=True)   # the busiest first: compared in that order
+            if after[0] <= ceiling and (best is None or (after, len(other), other)
+                                        < best[:3]):
+                best = (after, len(other), other, oc, oparts)
+        if best is None:
+            best = (None, None, route, c, parts)
+        for res, part in best[4]:
+            loads[res] = loads.get(res, 0) + w * best[3] * part
+        chosen[(l, arc)] = best[2]
+    out = []
+    for l, tree in enumerate(trees):
+        routes = {}
+        for child in tree.parent:
+            path = chosen[(l, tree.arc(child))]
+            if len(path) > 2:
+                routes[child] = tuple(path[1:-1])
+        out.append(Tree(tree.parent, tree.weight, tree.root, tree.direction,
+                        routes or None))
+    return out
 
 
 def collective_schedule(platform, result, max_messages: int, effort=DEFAULT):

@@ -23,12 +23,12 @@ import heapq
 import math
 import random
 
-from ..network.resources import integer_parts, transfer_model
+from ..network.resources import alternative_routes, integer_parts, transfer_model
 from ..network.rows import integer_shares, link_shares
 from .port_clock import PortClock
 from .rounds import link_rounds, rounds_needed
-from .route_rounds import route_rounds
-from .timetable import Timetable, as_tree, extend_runs, loads_of, ticks_per_unit
+from .route_rounds import rerouted_rounds, route_rounds
+from .timetable import Timetable, Tree, as_tree, extend_runs, loads_of, ticks_per_unit
 
 Arc = tuple[str, str]
 
@@ -295,8 +295,12 @@ def route_list_schedule(platform, trees, effort) -> Timetable:
     parts, capacity = integer_parts({route: model.holds(route)[1] for route in used})
     runs: dict = {}
     listed: dict = {}
+    moved: dict = {}   # ends -> the routes their messages take after rerouting
     for component in route_components(used, parts):
         found = _component_rounds(component, used, cost, parts, capacity)
+        if found is None and platform.switches:
+            found = _rerouted(platform, model, component, used, cost, parts, capacity,
+                              unit, moved)
         if found is None:
             listed.update({route: used[route] for route in component})
         else:
@@ -304,7 +308,9 @@ def route_list_schedule(platform, trees, effort) -> Timetable:
     if listed:
         runs.update(_listed_routes(model, listed, cost, parts, capacity, unit, trees,
                                    effort))
-    makespan = max(s + n * cost[route] for route, rs in runs.items() for s, n in rs)
+    if moved:
+        trees = rerouted_trees(trees, moved, model)
+    makespan = max(s + n * cost.get(route) for route, rs in runs.items() for s, n in rs)
     table = Timetable.from_route_runs(platform, trees, runs, makespan, unit)
     table.check()
     return table
@@ -356,6 +362,91 @@ def _component_rounds(routes, used, cost, parts, capacity):
         for r in sorted(members):
             extend_runs(runs[r], i * c, 1, c)
     return runs
+
+
+def _ends(held) -> tuple:
+    """A route's first and last resources (its sender's and receiver's side)."""
+    return (held[0][0], held[-1][0])
+
+
+def _rerouted(platform, model, routes, used, cost, parts, capacity, unit, moved):
+    """Runs in rounds whose routes are chosen per round (:func:`.route_rounds
+    .rerouted_rounds`) for a component of one cost and whole resources, reaching its
+    ends' largest load; the routes its messages now take are added to ``moved`` (and
+    ``cost``, ``parts``); None when it does not apply or finds no routing."""
+    c = cost[routes[0]]
+    if any(cost[r] != c or any(part != capacity[res] for res, part in parts[r])
+           for r in routes):
+        return None
+    counts: dict = {}
+    choices: dict = {}
+    for r in routes:
+        ends = _ends(parts[r])
+        counts[ends] = counts.get(ends, 0) + used[r]
+        if ends not in choices:
+            options = []
+            for other in alternative_routes(platform, r, model, longer=0):
+                oc, held = model.holds(other)
+                if (oc * unit != c or _ends(held) != ends
+                        or any(part != 1 for _, part in held)):
+                    continue
+                options.append((other, frozenset(res for res, _ in held[1:-1])))
+            choices[ends] = options
+    load: dict = {}
+    for (a, b), k in counts.items():
+        load[a] = load.get(a, 0) + k
+        load[b] = load.get(b, 0) + k
+    found = rerouted_rounds(counts, choices, max(load.values()))
+    if found is None:
+        return None
+    runs: dict = {}
+    for i, members in enumerate(_chained([set(m) for m in found])):
+        for r in sorted(members):
+            if r not in runs:
+                runs[r] = []
+                cost[r] = c
+                parts.setdefault(r, [(res, capacity.setdefault(res, 1))
+                                     for res, _ in model.holds(r)[1]])
+            extend_runs(runs[r], i * c, 1, c)
+    for r, rs in runs.items():
+        ends = _ends(model.holds(r)[1])
+        moved.setdefault(ends, []).extend([r] * sum(n for _, n in rs))
+    return runs
+
+
+def rerouted_trees(trees, moved: dict, model) -> list:
+    """The trees with the routes their edges' messages take after rerouting
+    (``moved``: {ends: [route per message]}): an edge of weight w whose ends were
+    rerouted takes the next w routes of its ends; a tree whose edges now take several
+    routes splits into trees of one route per edge (message j of the tree takes the
+    j-th route of every edge), identical ones merged."""
+    queues = {ends: sorted(routes) for ends, routes in moved.items()}
+    out = []
+    for tree in trees:
+        per_edge = {}
+        for child in tree.parent:
+            arc = tree.arc(child)
+            ends = _ends(model.holds(tree.route(arc))[1])
+            if ends in queues:
+                per_edge[child] = queues[ends][:tree.weight]
+                del queues[ends][:tree.weight]
+        if not per_edge:
+            out.append(tree)
+            continue
+        split: dict = {}
+        for j in range(tree.weight):
+            routes = dict(tree.routes or {})
+            for child, taken in per_edge.items():
+                inner = tuple(taken[j][1:-1])
+                if inner:
+                    routes[child] = inner
+                else:
+                    routes.pop(child, None)
+            key = tuple(sorted(routes.items()))
+            split[key] = split.get(key, 0) + 1
+        for key, w in split.items():
+            out.append(Tree(tree.parent, w, tree.root, tree.direction, dict(key) or None))
+    return out
 
 
 def _listed_routes(model, used, cost, parts, capacity, unit, trees, effort) -> dict:

@@ -161,3 +161,63 @@ def check_route_rounds(used: dict, held: dict, rounds: list) -> None:
             count[route] = count.get(route, 0) + 1
     if count != {route: k for route, k in used.items() if k}:
         raise AssertionError("postcondition: the rounds do not hold the counts")
+
+
+#: Search nodes (route choices tried) per round of :func:`rerouted_rounds`.
+ROUTING_NODES = 20_000
+
+
+def rerouted_rounds(counts: dict, choices: dict, rounds: int) -> list | None:
+    """Rounds whose routes are chosen per round (ours): ``counts`` {(first, last):
+    messages} between first and last resources, ``choices`` {(first, last): [(route,
+    inner resources), ...]} the routes of one cost that hold those ends and whole
+    resources; König's matchings of the ends (as :func:`route_rounds`), then in every
+    round each pair of ends gets one of its routes so that no inner resource is held
+    twice -- a depth-first search, the pairs with the fewest routes first, at most
+    :data:`ROUTING_NODES` choices per round (a rearrangeable fabric, such as a fat
+    tree, routes any matching of its hosts so).  Returns the rounds as lists of
+    routes, or None when a round finds no routing or ``rounds`` is below the ends'
+    largest degree."""
+    label: dict = {}
+    for a, b in sorted(counts):
+        label.setdefault(a, str(len(label)))
+        label.setdefault(b, str(len(label)))
+    weights = {(label[a], label[b]): k for (a, b), k in counts.items()}
+    back = {(label[a], label[b]): (a, b) for a, b in counts}
+    if rounds > MAX_ROUNDS or max_weighted_degree(weights) > rounds:
+        return None
+    found, memo = [], {}
+    for matching in weighted_edge_coloring(weights):
+        pairs = tuple(sorted(back[e] for e in matching.edges))
+        if pairs not in memo:
+            memo[pairs] = _routing(pairs, choices)
+        if memo[pairs] is None:
+            return None
+        found.extend([list(memo[pairs])] * matching.weight)
+    return found + [[] for _ in range(rounds - len(found))]
+
+
+def _routing(pairs, choices):
+    """One route per pair of ends, no inner resource twice, or None (bounded DFS)."""
+    order = sorted(pairs, key=lambda e: (len(choices[e]), e))
+    chosen: list = []
+    held: set = set()
+    budget = [ROUTING_NODES]
+
+    def place(i) -> bool:
+        if i == len(order):
+            return True
+        for route, inner in choices[order[i]]:
+            if budget[0] <= 0:
+                return False
+            budget[0] -= 1
+            if held.isdisjoint(inner):
+                held.update(inner)
+                chosen.append(route)
+                if place(i + 1):
+                    return True
+                chosen.pop()
+                held.difference_update(inner)
+        return False
+
+    return tuple(chosen) if place(0) else None
