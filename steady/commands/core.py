@@ -15,7 +15,7 @@ from fractions import Fraction
 from ..errors import InputError
 from ..numbers import format_exact
 from ..platform import Platform, load_platform, load_tree
-from . import mpi, options, runtimes, timed
+from . import collective, mpi, options, runtimes, timed
 from .files import rejected, write_error, write_output
 from ..present.sheet import (IN_JSON, IN_THE_FILE, exact, number, per_time_unit,
                              platform_text, plural, print_json, print_sheet)
@@ -148,6 +148,8 @@ def _cmd_schedule(args) -> int:
     from ..progress import StageBar
 
     platform, origin = load_platform(args.platform)
+    if collective.wanted(args, platform):   # issue 43: roots, switches, multi-port
+        return collective.run_schedule(args, platform, origin)
     if timed.wants_short(args):  # at most M messages per period: a timetable (v2)
         return timed.run_schedule(args, platform, origin)
     with StageBar(["exact throughput", "trees and matchings", "verifier", "file"],
@@ -228,6 +230,8 @@ def _cmd_verify(args) -> int:
                     min_ratio=min_ratio)
     if args.json:
         print_json(report.to_dict())
+    elif report.ok and (schedule.is_collective or not platform.classic):
+        print(collective.verify_line(report, schedule))
     elif report.ok and report.rated and report.ratio is not None:
         shape = "timed" if report.version == 2 else f"{report.steps} steps"
         print(f"valid: {shape}, {report.transfers} transfers, {report.trees} trees; "
@@ -683,6 +687,7 @@ def add_commands(sub) -> None:
     sc.add_argument("--json", action="store_true", help="machine-readable summary")
     sc.add_argument("--quiet", action="store_true", help="no progress bar on stderr")
     timed.add_schedule_options(sc)
+    collective.add_options(sc)
     sc.set_defaults(run=_cmd_schedule)
 
     ve = sub.add_parser("verify", help="check a schedule file independently",

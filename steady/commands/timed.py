@@ -15,7 +15,7 @@ from fractions import Fraction
 
 from ..errors import InputError
 from ..numbers import decimal_text, format_exact
-from . import runtimes
+from . import collective, runtimes
 from .files import rejected, write_output
 from .options import add_effort, check_integer, output_file, positive_exact
 from ..present.sheet import number, per_time_unit, print_json, print_sheet
@@ -86,6 +86,7 @@ def add_commands(sub) -> None:
     tr.add_argument("--quiet", action="store_true", help="no progress bar on stderr")
     add_effort(tr)
     runtimes.add_tradeoff_options(tr)
+    collective.add_options(tr, size=False)
     tr.set_defaults(run=_cmd_tradeoff)
 
 
@@ -206,6 +207,11 @@ def _cmd_tradeoff(args) -> int:
     if args.plot:
         pyplot(args.plot, "--plot")  # a bad suffix or no matplotlib: say so before the work
     platform, origin = load_platform(args.platform)
+    if collective.wanted(args, platform):   # issue 43: a collective's timetables
+        if getattr(args, "sizes", None):
+            raise InputError("<command line>", "--sizes", "MSCCL sizes are for a "
+                             "broadcast's schedules")
+        return collective.run_tradeoff(args, platform, origin, counts)
     shared = steps and has_link_rows(platform)
     steps = steps and not shared  # short synchronous steps hold ports only (issue 19)
     result = throughput(platform, "trees")

@@ -22,8 +22,8 @@ from .cuts import solve_cuts
 from .dag import solve_dag
 from .flow import solve_flow
 from .ports import port_loads
-from .result import (Certificate, CollectiveCertificate, CollectiveResult, CutCertificate,
-                     RootedTree, ThroughputResult)
+from .result import (BUS_FACTOR, Certificate, CollectiveCertificate, CollectiveResult,
+                     CutCertificate, RootedTree, ThroughputResult)
 from .tree import solve_tree, tree_formula
 from .trees import solve_trees
 
@@ -150,5 +150,6 @@ def _scaled_back(platform, r: ThroughputResult, a: Fraction) -> ThroughputResult
 
 __all__ = ["throughput", "dag_throughput", "tree_throughput", "compact_trees",
            "ThroughputResult", "Certificate", "CertificationError", "tree_formula",
-           "port_loads", "collective_throughput", "tree_pool", "COLLECTIVES", "CollectiveResult",
-           "CollectiveCertificate", "CutCertificate", "RootedTree"]
+           "port_loads", "collective_throughput", "tree_pool", "COLLECTIVES",
+           "CollectiveResult",
+           "CollectiveCertificate", "CutCertificate", "RootedTree", "BUS_FACTOR"]
