@@ -15,7 +15,7 @@ import sys
 from fractions import Fraction
 
 from ..errors import InputError
-from ..numbers import decimal_text, format_exact
+from ..numbers import decimal_text, floor_decimal, format_exact, ratio_text
 from . import options
 from .files import rejected, write_output
 from ..present.sheet import IN_JSON, number, plural, print_json, print_sheet
@@ -89,14 +89,12 @@ def _refuse(args, flags) -> None:
 
 
 def _most(args) -> int:
-    from .timed import MAX_MESSAGES
-
     if args.max_messages is None:
         raise InputError("<command line>", "--max-messages", "a collective's schedule is "
                          "a timetable of at most M chunks per root per period: give "
                          "--max-messages M (64 fits MSCCL's threadblocks)")
     return options.check_integer(str(args.max_messages).strip(), "--max-messages", 1,
-                                 MAX_MESSAGES)
+                                 options.MAX_MESSAGES)
 
 
 def units(schedule_rate: Fraction, result) -> dict:
@@ -171,8 +169,6 @@ def _summary(platform, origin, result, schedule, report, stats, text, output, si
 
 
 def _rows(platform, origin, result, schedule, report, stats, summary, args) -> list:
-    from .timed import ratio_text
-
     n = len(result.compute)
     rate = _rate(schedule, result)
     field = units(rate, result)
@@ -215,7 +211,6 @@ def run_tradeoff(args, platform, origin, counts: list[int]) -> int:
     from ..present.plots import tradeoff_plot
     from ..schedule.collective import collective_schedule
     from ..verify import verify
-    from .timed import _decimal
 
     kind, sources, rates = collective_of(args)
     result = optimum(platform, origin, kind, sources, rates)
@@ -251,7 +246,7 @@ def run_tradeoff(args, platform, origin, counts: list[int]) -> int:
           f"{'file bytes':>11}")
     for row in rows:
         print(f"{row['max_messages']:>8} {row['chunks_per_root']:>7} "
-              f"{_decimal(row['ratio'], 6):>10} {_decimal(row['period'], 4):>16} "
+              f"{floor_decimal(row['ratio'], 6):>10} {floor_decimal(row['period'], 4):>16} "
               f"{row['transfers']:>9} {row['file_bytes']:>11}")
     print("chunks: per root per period (at most M); ratio: rate per root / x*, certified")
     return 0
@@ -261,8 +256,6 @@ def run_tradeoff(args, platform, origin, counts: list[int]) -> int:
 
 def verify_line(report, schedule) -> str:
     """One line for a valid collective's schedule."""
-    from .timed import ratio_text
-
     kind = schedule.collective.kind if schedule.collective is not None else "broadcast"
     shape = "timed" if report.version == 2 else f"{report.steps} steps"
     text = (f"valid: {shape}, {report.transfers} transfers, {report.trees} trees; {kind}")
