@@ -8,15 +8,22 @@ from fractions import Fraction
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from steady.errors import InputError
 from steady.platform import Link, Platform
-from steady.schedule.collective import collective_schedule, collective_timetable
+from steady.schedule.collective import (chunk_counts, collective_schedule,
+                                       collective_timetable, families, orbits_of,
+                                       packed_weights, rounded_weights, spread_weights, weights_bound)
+from steady.schedule.effort import effort
 from steady.schedule.timetable import Timetable
 from steady.schedule_file import (CollectiveSpec, FabricCertificate, Schedule, Step,
                                   TimedTransfer, Transfer, TreeEntry)
 from steady.throughput import collective_throughput
-from steady.topologies import a100_platform, fat_tree_platform, mi250_platform
+from steady.strategies import switched_platforms
+from steady.topologies import (a100_platform, fat_tree_platform, hetero_cluster_platform,
+                               mi250_platform)
 from steady.verify import verify
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -270,3 +277,52 @@ def test_short_allgather_timetables_reach_the_optimum(platform):
     table, stats = collective_timetable(platform, result, 64)
     assert stats["ratio"] == 1 and stats["chunks_per_root"] <= 64
     assert verify(platform, table.schedule(result)).ratio == 1
+
+
+def test_the_heterogeneous_cluster_reaches_the_target():
+    """Mixed link speeds whose transfers hold 2/5 and 1/2 of the links: the rounded
+    trees fill five resources, the spread ones only the storage node's link, which the
+    list schedule keeps busy (0.932 before the spreading, at the same effort)."""
+    platform = hetero_cluster_platform()
+    result = collective_throughput(platform, "allgather")
+    table, stats = collective_timetable(platform, result, 64)
+    assert stats["ratio"] >= Fraction(99, 100) and stats["chunks_per_root"] <= 64
+    assert verify(platform, table.schedule(result)).ratio == stats["ratio"]
+
+
+def test_spread_weights_keep_the_largest_load_and_free_the_rest():
+    platform = hetero_cluster_platform()
+    result = collective_throughput(platform, "allgather")
+    fams = families(platform, result)
+    rounded = rounded_weights(fams, result.rate, result.roots, 64)
+    weights = packed_weights(fams, result.rate, result.roots, 64, rounded, 300)
+    spread = spread_weights(fams, result.roots, 64, weights, 300)
+
+    def tight(ws):
+        loads = {}
+        for f, w in zip(fams, ws):
+            for res, c in f.loads.items():
+                loads[res] = loads.get(res, 0) + w * c
+        top = max(loads.values())
+        return top, sorted(res for res, load in loads.items() if load == top)
+
+    assert tight(weights) == (64, [("arc", ("a1", "tor-a")), ("arc", ("core", "storage"))])
+    assert tight(spread) == (64, [("arc", ("core", "storage"))])   # the cut alone
+    for orbit, members in orbits_of(fams).items():
+        assert sum(spread[i] for i in members) == 64
+
+
+@given(switched_platforms(max_compute=4, max_switches=2), st.integers(1, 12))
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def test_every_candidate_s_bound_is_its_weights_bound(platform, most):
+    """The chunk counts' candidates (rounded, packed, spread) give every root of an
+    orbit k chunks, and the bound they are ranked by is their weights' exact bound."""
+    result = collective_throughput(platform, "allgather")
+    fams = families(platform, result)
+    found = chunk_counts(fams, result.rate, result.roots, most, effort("default"))
+    assert found
+    for bound, k, weights in found:
+        assert 1 <= k <= most
+        assert bound == weights_bound(fams, weights, result.rate, result.roots, k) <= 1
+        for orbit, members in orbits_of(fams).items():
+            assert sum(weights[i] for i in members) == k

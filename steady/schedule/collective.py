@@ -10,7 +10,8 @@ certificate (issue 43; ours, on 002 §5.3's trees with one rate per root).
    relative rates, m_r = k·q_r for the smallest integers q_r in the rates' proportions.
    Several k (chunks per root) up to the asked M are scored by the bound
    m / (x*·largest resource load) and the most promising are scheduled
-   (:func:`chunk_counts`).
+   (:func:`chunk_counts`), first with their loads spread (:func:`spread_weights`:
+   the same largest load, the other resources kept below it where the trees allow).
 2. **The timetable.**  The weighted trees are list scheduled under the resource rule
    (:func:`.list_schedule.route_list_schedule`): in the one-port model the ports of the
    routes' ends and the links between switches, in the multi-port model every link of a
@@ -159,7 +160,8 @@ def chunk_counts(fams, rate, roots, most: int, effort) -> list[tuple]:
     MILP (:func:`packed_weights`, ``effort.collective_nodes`` nodes) when that bounds
     them higher; candidates: the top quarter of 1..most from the top, at most
     ``effort.collective_counts`` of them evenly spread, the scan stopping at a bound of
-    1 (nothing beats it)."""
+    1 (nothing beats it).  Each count kept comes first with its weights spread
+    (:func:`spread_weights`) when they keep its bound, then as found."""
     low = max(1, most - most // 4)
     step = max(1, (most - low + 1) // max(1, effort.collective_counts))
     scored = []
@@ -175,7 +177,14 @@ def chunk_counts(fams, rate, roots, most: int, effort) -> list[tuple]:
         if bound == 1:
             break
     scored.sort(key=lambda item: (-item[0], -item[1]))
-    return scored[:effort.collective_built]
+    out = []
+    for bound, k, weights in scored[:effort.collective_built]:
+        if effort.collective_nodes:
+            spread = spread_weights(fams, roots, k, weights, effort.collective_nodes)
+            if spread != weights and weights_bound(fams, spread, rate, roots, k) == bound:
+                out.append((bound, k, spread))   # the same bound, tried first
+        out.append((bound, k, weights))
+    return out[:effort.collective_built]
 
 
 def collective_timetable(platform, result, max_messages: int,
@@ -228,6 +237,41 @@ def _distinct_rows(fams) -> list[tuple]:
     return sorted({tuple((i, float(c)) for i, c in terms) for terms in rows.values()})
 
 
+def _weights_milp(fams, roots: dict, k: int):
+    """(solver, weight variables): integer weights per family adding up to k·q_r at
+    every root of every orbit, in SCIP (None when ortools ships no SCIP)."""
+    from ortools.linear_solver import pywraplp
+
+    solver = pywraplp.Solver.CreateSolver("SCIP")
+    if solver is None:  # pragma: no cover - the ortools wheels ship SCIP
+        return None, None
+    shares = root_shares(roots)
+    w = [solver.IntVar(0, k * shares[next(iter(f.roots))], f"w{i}")
+         for i, f in enumerate(fams)]
+    for orbit, members in orbits_of(fams).items():
+        solver.Add(solver.Sum([w[i] for i in members]) == k * shares[next(iter(orbit))])
+    return solver, w
+
+
+def _solved(solver, w, fams, roots: dict, k: int, start: list[int], nodes: int):
+    """The weights SCIP finds within ``nodes`` branch-and-bound nodes (no time limit:
+    the same input, the same answer), from the hint ``start``; ``start`` when it finds
+    none or its rounded values miss the exact counts."""
+    from ortools.linear_solver import pywraplp
+
+    solver.SetHint(w, [float(x) for x in start])
+    solver.SetSolverSpecificParametersAsString(f"limits/nodes = {nodes}\n")
+    status = solver.Solve()
+    if status not in (pywraplp.Solver.OPTIMAL, pywraplp.Solver.FEASIBLE):
+        return start
+    found = [max(0, round(x.solution_value())) for x in w]
+    shares = root_shares(roots)
+    for orbit, members in orbits_of(fams).items():   # exact counts, or keep the start
+        if sum(found[i] for i in members) != k * shares[next(iter(orbit))]:
+            return start
+    return found
+
+
 def packed_weights(fams, rate: Fraction, roots: dict, k: int, start: list[int],
                    nodes: int) -> list[int]:
     """Integer weights per family, k·q_r per root of every orbit, that minimise the
@@ -235,30 +279,48 @@ def packed_weights(fams, rate: Fraction, roots: dict, k: int, start: list[int],
     branch-and-bound nodes and no time limit: the same input, the same answer; ours, as
     :mod:`.packing` for a broadcast): a proposal, ``start`` when the solver finds
     nothing better (the caller compares exactly)."""
-    from ortools.linear_solver import pywraplp
-
-    solver = pywraplp.Solver.CreateSolver("SCIP")
-    if solver is None:  # pragma: no cover - the ortools wheels ship SCIP
+    solver, w = _weights_milp(fams, roots, k)
+    if solver is None:  # pragma: no cover
         return start
-    shares = root_shares(roots)
-    w = [solver.IntVar(0, k * shares[next(iter(f.roots))], f"w{i}")
-         for i, f in enumerate(fams)]
     load = solver.NumVar(0, solver.infinity(), "L")
     for terms in _distinct_rows(fams):
         solver.Add(solver.Sum([c * w[i] for i, c in terms]) <= load)
-    for orbit, members in orbits_of(fams).items():
-        solver.Add(solver.Sum([w[i] for i in members]) == k * shares[next(iter(orbit))])
     solver.Minimize(load)
-    solver.SetHint(w, [float(x) for x in start])
-    solver.SetSolverSpecificParametersAsString(f"limits/nodes = {nodes}\n")
-    status = solver.Solve()
-    if status not in (pywraplp.Solver.OPTIMAL, pywraplp.Solver.FEASIBLE):
+    return _solved(solver, w, fams, roots, k, start, nodes)
+
+
+#: The loads, as parts of the largest, above which :func:`spread_weights` charges a
+#: resource (a convex piecewise-linear penalty: the higher, the steeper).
+SPREAD_LEVELS = (Fraction(4, 5), Fraction(9, 10), Fraction(19, 20))
+
+
+def spread_weights(fams, roots: dict, k: int, start: list[int], nodes: int) -> list[int]:
+    """Integer weights per family, k·q_r per root of every orbit, whose largest
+    resource load is at most ``start``'s and whose other loads are as far below it as
+    the trees allow (ours): minimise, over every resource, its load's excess above each
+    level of :data:`SPREAD_LEVELS` times that largest load (a MILP as
+    :func:`packed_weights`).  Why: the loads' bound is reached only if every tight
+    resource is busy at every instant; the optimum's trees often make many resources
+    tight where one cut forces only a few (the heterogeneous cluster: a storage
+    node's link is the cut, yet the rounded trees also fill four compute nodes' and
+    switches' links, whose transfers hold fractions 2/5 and 1/2 that cannot tile a
+    period), and a list schedule keeps one tight resource busy far more easily than
+    five.  A proposal: the caller re-scores it exactly (:func:`weights_bound`)."""
+    solver, w = _weights_milp(fams, roots, k)
+    if solver is None:  # pragma: no cover
         return start
-    found = [max(0, round(x.solution_value())) for x in w]
-    for orbit, members in orbits_of(fams).items():   # exact counts, or keep the start
-        if sum(found[i] for i in members) != k * shares[next(iter(orbit))]:
-            return start
-    return found
+    rows = _distinct_rows(fams)
+    largest = max(sum(c * start[i] for i, c in terms) for terms in rows)
+    excess = []
+    for j, terms in enumerate(rows):
+        load = solver.Sum([c * w[i] for i, c in terms])
+        solver.Add(load <= largest)
+        for level in SPREAD_LEVELS:
+            e = solver.NumVar(0, solver.infinity(), f"e{j}_{level}")
+            solver.Add(e >= load - float(level) * largest)
+            excess.append(e)
+    solver.Minimize(solver.Sum(excess))
+    return _solved(solver, w, fams, roots, k, start, nodes)
 
 
 #: Alternative routes considered per tree edge by :func:`balanced_routes`, and how many
