@@ -252,6 +252,86 @@ def run_tradeoff(args, platform, origin, counts: list[int]) -> int:
     return 0
 
 
+# -- steady simulate --collective / --schedule COLLECTIVE ---------------------------------
+
+def _refuse_simulate(args) -> None:
+    for flag, attr in (("--plan", "plan"), ("--plot", "plot")):
+        if getattr(args, attr, None):
+            raise InputError("<command line>", flag, "a collective's horizon is counted "
+                             "exactly from its timetable; a steady-plan carries one "
+                             "source's broadcasts on one-port links (docs/limits.md)")
+    if getattr(args, "forwarding", None) not in (None, "period"):
+        raise InputError("<command line>", "--forwarding", "a collective's schedule runs "
+                         "under the period rule only (docs/limits.md)")
+
+
+def run_simulate(args, platform, origin, horizon) -> int:
+    """``steady simulate PLATFORM --collective``: the collective's timetable of at most
+    --max-messages chunks per root, run over the horizon."""
+    from ..schedule.collective import collective_schedule
+    from ..verify import verify
+
+    _refuse_simulate(args)
+    kind, sources, rates = collective_of(args)
+    most = _most(args)
+    result = optimum(platform, origin, kind, sources, rates)
+    try:
+        schedule, _ = collective_schedule(platform, result, most, args.effort)
+    except ValueError as exc:
+        raise InputError("<command line>", "--max-messages", str(exc)) from None
+    report = verify(platform, schedule)
+    if rejected(report):  # pragma: no cover - the timetable is checked already
+        return 1
+    if args.output:
+        write_output(args.output, schedule.to_json())
+    return _horizon(schedule, horizon, report.bound, "exact optimum", args)
+
+
+def simulate_file(args, schedule, report, horizon) -> int:
+    """``steady simulate --schedule FILE`` of a collective's schedule (verified)."""
+    _refuse_simulate(args)
+    kind = schedule.collective.kind if schedule.collective is not None else "broadcast"
+    if args.collective not in (None, kind) or args.sources or args.rates:
+        other = "" if args.collective in (None, kind) else f", not the {args.collective}"
+        raise InputError(args.schedule, "collective", f"the file's schedule serves the "
+                         f"{kind}{other}: its collective comes from the file (drop "
+                         "--collective, --sources, --rates)")
+    if report.bound is None:
+        raise InputError(args.schedule, "certificate", "a collective's schedule carries "
+                         "the optimum's certificate: its horizon is compared with K·x*")
+    return _horizon(schedule, horizon, report.bound, "certificate", args)
+
+
+def _horizon(schedule, horizon, bound, source: str, args) -> int:
+    from ..simulate.collective import collective_horizon
+
+    found = collective_horizon(schedule, horizon, bound)
+    if args.json:
+        print_json({"platform": schedule.platform.name, "optimum_source": source,
+                    **found.to_dict()})
+        return 0
+    worst = min(found.rates, key=lambda r: (Fraction(found.delivered[r])
+                                            / found.bound[r], r))
+    rows = [("horizon K", number(found.horizon, IN_JSON)),
+            ("collective", f"{found.kind}, {len(found.rates)} "
+                           f"{plural(len(found.rates), 'root')}, period "
+                           f"{number(found.period, IN_JSON)} (its timetable repeated "
+                           "under the period rule)"),
+            ("delivered", f"{found.delivered[worst]} chunks of root {worst} by K (the "
+                          "fewest relative to its rate); "
+                          f"{min(found.delivered.values())} to "
+                          f"{max(found.delivered.values())} over the roots, counted "
+                          "exactly"),
+            ("bound", f"K·x*·ρ = {number(found.bound[worst], IN_JSON)} (x* = "
+                      f"{number(found.optimum, IN_JSON)}, {source})"),
+            ("ratio", f"{ratio_text(found.ratio)} (min over roots of delivered / "
+                      "K·x*·ρ)"),
+            ("warm-up", f"{max(found.warmup.values())} periods before every root's "
+                        "first batch is complete")]
+    print_sheet(rows)
+    return 0
+
+
 # -- steady verify ---------------------------------------------------------------------
 
 def verify_line(report, schedule) -> str:

@@ -292,6 +292,8 @@ def _cmd_simulate(args) -> int:
         checked = verify(schedule.platform, schedule, optimality=False)
         if rejected(checked):
             return 1
+        if schedule.is_collective or not schedule.platform.classic:   # issue 43
+            return collective.simulate_file(args, schedule, checked, horizon)
         optimum, source = ((checked.bound, "certificate") if checked.bound is not None
                            else certified_optimum(schedule))
         try:
@@ -306,6 +308,9 @@ def _cmd_simulate(args) -> int:
                              "use --forwarding period or listed") from None
         platform, shown = schedule.platform, schedule
     else:
+        platform, origin = load_platform(args.platform)
+        if collective.wanted(args, platform):   # issue 43: a collective's timetable
+            return collective.run_simulate(args, platform, origin, horizon)
         platform, choice, source = _planned_horizon(args, horizon, most)
         shown = None
     report, plan = _horizon_report(platform, choice, source, args.max_events,
@@ -773,4 +778,5 @@ def add_commands(sub) -> None:
                          "its planned start; steady run FILE executes it)")
     si.add_argument("--json", action="store_true", help="machine-readable output")
     si.add_argument("--quiet", action="store_true", help="no progress bar on stderr")
+    collective.add_options(si, size=False)
     si.set_defaults(run=_cmd_simulate)
