@@ -144,17 +144,11 @@ def test_bad_rank_maps(folder, given_map, says):
     assert says in str(info.value)
 
 
-class _Switched(Platform):
-    """A platform that lists a switch (the attribute the collectives work adds)."""
-
-    __slots__ = ()
-    switches = frozenset({"S"})
-
-
 def test_switches_are_not_ranks():
     """A -> S -> {B, C} with S a switch: two ranks receive from A, one move each, at
     the slower link of the path (S -> B costs 2); S is no rank."""
-    platform = _Switched("A", [Link("A", "S", 1), Link("S", "B", 2), Link("S", "C", 1)])
+    platform = Platform("A", [Link("A", "S", 1), Link("S", "B", 2), Link("S", "C", 1)],
+                        switches=["S"])
     timetable = [TimedTransfer("A", "S", 0, 1, Fraction(0)),
                  TimedTransfer("S", "B", 0, 1, Fraction(1)),
                  TimedTransfer("S", "C", 0, 1, Fraction(3))]

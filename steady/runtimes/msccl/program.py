@@ -17,7 +17,9 @@ of the same threadblock is left out.
 The root first copies its input into its output buffer (one ``cpy`` step per
 ``MAX_COUNT`` chunks, in a threadblock of its own) and sends from its output, like
 every other rank: so the same file is right in place (the input *is* the output, the
-copy rewrites each chunk with itself before anything reads it) and out of place.
+copy rewrites each chunk with itself before anything reads it) and out of place.  In
+an allgather every rank does so with its shard, copied to its place in the output (in
+place, the input is that place: the same argument).
 """
 
 from __future__ import annotations
@@ -79,14 +81,24 @@ def broadcast_program(moves, timing, ranks: dict[str, int], root: int,
                       chunks: int) -> list[Gpu]:
     """The GPUs of a broadcast of ``chunks`` chunks per loop from rank ``root``:
     ``moves`` (of :mod:`.loop`) in the order of ``timing``."""
+    return program_of(moves, timing, ranks, chunks, {root: (chunks, 0)})
+
+
+def program_of(moves, timing, ranks: dict[str, int], chunks: int,
+               held: dict) -> list[Gpu]:
+    """The GPUs of a program of ``chunks`` output chunks per loop whose ranks of
+    ``held`` ({rank: (input chunks, output offset)}) start with their input, copied to
+    the output from that offset on (a broadcast: the root's whole buffer at 0; an
+    allgather: every rank's shard at its place), and every rank ends with what the
+    ``moves`` (of :mod:`.loop`, in the order of ``timing``) bring it."""
     node_of = {r: v for v, r in ranks.items()}
     by_index = {m.index: m for m in moves}
     chan = channels(moves)
-    gpus = [Gpu(r, node_of[r], chunks if r == root else 0, chunks)
+    gpus = [Gpu(r, node_of[r], held[r][0] if r in held else 0, chunks)
             for r in range(len(ranks))]
     sending, receiving = {}, {}        # (rank, peer) -> threadblock
     for gpu in gpus:
-        if gpu.rank == root:
+        if gpu.rank in held:
             gpu.threadblocks.append(Threadblock(0))
         for peer in sorted({m.receiver for m in moves if m.sender == gpu.rank}):
             tb = Threadblock(len(gpu.threadblocks), send=peer, chan=chan[gpu.rank, peer])
@@ -96,11 +108,15 @@ def broadcast_program(moves, timing, ranks: dict[str, int], root: int,
             tb = Threadblock(len(gpu.threadblocks), recv=peer, chan=chan[peer, gpu.rank])
             gpu.threadblocks.append(tb)
             receiving[gpu.rank, peer] = tb
-    copy = gpus[root].threadblocks[0]
-    for first in range(0, chunks, MAX_COUNT):
-        copy.steps.append(Step("cpy", "i", first, "o", first, min(MAX_COUNT, chunks - first)))
     # where each chunk arrives at each rank: (rank, chunk) -> (threadblock, step)
-    arrival = {(root, c): (copy, (c // MAX_COUNT)) for c in range(chunks)}
+    arrival = {}
+    for rank, (count, offset) in sorted(held.items()):
+        copy = gpus[rank].threadblocks[0]
+        for first in range(0, count, MAX_COUNT):
+            cnt = min(MAX_COUNT, count - first)
+            copy.steps.append(Step("cpy", "i", first, "o", offset + first, cnt))
+            for c in range(first, first + cnt):
+                arrival[rank, offset + c] = (copy, len(copy.steps) - 1)
     waited = {}                        # (tb id, rank) -> {other tb id: step waited for}
     for k in sorted(range(len(timing.order)), key=lambda k: (timing.start[timing.order[k]], k)):
         m = by_index[timing.order[k]]
@@ -117,7 +133,6 @@ def broadcast_program(moves, timing, ranks: dict[str, int], root: int,
             for c in range(first, first + cnt):
                 arrival[m.receiver, c] = (into, len(into.steps) - 1)
     return gpus
-
 
 
 def _append_waiting(gpu: Gpu, tb: Threadblock, needs: dict, waited: dict,

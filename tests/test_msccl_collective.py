@@ -1,0 +1,144 @@
+"""``steady export msccl`` of collectives' schedules (issues 43 and 44): allgather
+timetables on switched and multi-port fabrics become MSCCL allgather programs (switches
+are not ranks) that the independent checker accepts; reductions are refused in one
+line; the checker rejects injected faults in an exported allgather."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+
+from steady.runtimes.msccl.check import check_bytes
+from steady.runtimes.msccl.export import Refused, export_broadcast, export_collective
+from steady.schedule.collective import collective_schedule
+from steady.strategies import collective_schedules, switched_platforms
+from steady.throughput import collective_throughput
+from steady.topologies import a100_platform, hetero_cluster_platform
+from helpers import assert_one_line_error, run
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _allgather(platform, m=8):
+    result = collective_throughput(platform, "allgather")
+    schedule, _ = collective_schedule(platform, result, m, "fast")
+    return schedule
+
+
+@pytest.fixture(scope="module")
+def hetero():
+    platform = hetero_cluster_platform()
+    schedule = _allgather(platform)
+    return platform, schedule, export_collective(schedule)
+
+
+@pytest.mark.parametrize("platform", [a100_platform(1), hetero_cluster_platform()],
+                         ids=["a100-1", "hetero-cluster"])
+def test_an_allgather_exports_as_msccl_s_allgather(platform):
+    schedule = _allgather(platform)
+    e = export_collective(schedule)
+    compute = [v for v in platform.nodes if v not in platform.switches]
+    m = sum(t.weight for t in schedule.trees if t.root == compute[0])
+    assert e.attributes["coll"] == "allgather"
+    assert e.chunks == e.attributes["nchunksperloop"] == len(compute) * m
+    assert sorted(g.node for g in e.gpus) == sorted(compute)      # no switch is a rank
+    assert all(g.i_chunks == m and g.o_chunks == e.chunks for g in e.gpus)
+    report = check_bytes(e.text.encode(), "ag.xml", platform)
+    assert report.ok, report.violations[:3]
+    assert report.program.coll == "allgather"
+
+
+def test_every_rank_copies_its_shard_to_its_place(hetero):
+    platform, schedule, e = hetero
+    per = e.chunks // len(e.ranks)
+    for g in e.gpus:
+        copies = [s for tb in g.threadblocks for s in tb.steps if s.type == "cpy"]
+        assert [(s.srcoff, s.dstoff, s.cnt) for s in copies] == [(0, g.rank * per, per)]
+
+
+def _without(text: str, predicate) -> str:
+    lines = text.splitlines(keepends=True)
+    i = next(k for k, line in enumerate(lines) if predicate(line))
+    return "".join(lines[:i] + lines[i + 1:])
+
+
+@pytest.mark.parametrize("fault", ["dropped receive", "swapped offset"])
+def test_the_checker_rejects_faults_in_an_exported_allgather(hetero, fault):
+    platform, _, e = hetero
+    if fault == "dropped receive":
+        text = _without(e.text, lambda line: 'type="r"' in line)
+    else:
+        line = next(l for l in e.text.splitlines() if 'type="s"' in l and 'srcoff="' in l)
+        off = line.split('srcoff="')[1].split('"')[0]
+        other = str(int(off) + 1)
+        text = e.text.replace(line, line.replace(f'srcoff="{off}"', f'srcoff="{other}"'), 1)
+    report = check_bytes(text.encode(), "bad.xml", platform)
+    assert not report.ok
+
+
+@given(collective_schedules(switched_platforms(max_compute=4, max_switches=2),
+                            kinds=("allgather",), max_chunks=4))
+@settings(max_examples=25, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+def test_exported_allgathers_pass_the_checker(schedule):
+    """proofs/msccl-export.md, Claim 2 for allgathers: the program of any allgather
+    timetable steady writes is valid for the independent checker, every rank ending
+    with every rank's shard, in place and out of place."""
+    platform = schedule.platform
+    e = (export_collective if schedule.is_collective else export_broadcast)(schedule)
+    report = check_bytes(e.text.encode(), "p.xml", platform)
+    assert report.ok, report.violations[:3]
+
+
+@given(collective_schedules(switched_platforms(max_compute=4, max_switches=2),
+                            kinds=("broadcast",), max_chunks=4))
+@settings(max_examples=15, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+def test_one_source_broadcasts_through_switches_pass_the_checker(schedule):
+    platform = schedule.platform
+    roots = {t.root or platform.source for t in schedule.trees}
+    assume(len(roots) == 1)
+    e = (export_collective if schedule.is_collective else export_broadcast)(schedule)
+    report = check_bytes(e.text.encode(), "p.xml", platform)
+    assert report.ok, report.violations[:3]
+
+
+def test_reductions_and_several_sources_are_refused_in_one_line(tmp_path, capsys):
+    platform = a100_platform(1)
+    result = collective_throughput(platform, "reduce-scatter")
+    schedule, _ = collective_schedule(platform, result, 4, "fast")
+    with pytest.raises(Refused, match="reduce-scatter"):
+        export_collective(schedule)
+    path = tmp_path / "rs.json"
+    path.write_text(schedule.to_json())
+    code, _, err = run(capsys, "export", "msccl", path, "-o", tmp_path / "rs.xml")
+    assert code == 2
+    assert_one_line_error(err, "collective")
+    sources = ["b0.gpu0", "b0.gpu1"]
+    result = collective_throughput(platform, "broadcast", sources)
+    schedule, _ = collective_schedule(platform, result, 4, "fast")
+    with pytest.raises(Refused, match="one root"):
+        export_collective(schedule)
+
+
+def test_export_command_writes_a_checked_allgather(tmp_path, capsys):
+    out = tmp_path / "ag.json"
+    code, _, err = run(capsys, "schedule", ROOT / "samples" / "collectives" /
+                       "a100-1.json", "--collective", "allgather", "--max-messages", "8",
+                       "--effort", "fast", "-o", out, "--quiet")
+    assert code == 0, err
+    code, text, err = run(capsys, "export", "msccl", out, "-o", tmp_path / "ag.xml")
+    assert code == 0, err
+    assert "allgather, 64 chunks per loop" in text and "every rank a root" in text
+    code, text, err = run(capsys, "verify", "--msccl", tmp_path / "ag.xml",
+                          ROOT / "samples" / "collectives" / "a100-1.json")
+    assert code == 0, err
+
+
+def test_sizes_are_for_one_port_broadcasts(capsys):
+    code, _, err = run(capsys, "export", "msccl", ROOT / "samples" / "collectives" /
+                       "a100-1.json", "--sizes", "1KB..1GB")
+    assert code == 2
+    assert_one_line_error(err, "ports")
