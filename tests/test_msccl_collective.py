@@ -5,6 +5,7 @@ line; the checker rejects injected faults in an exported allgather."""
 
 from __future__ import annotations
 
+from fractions import Fraction
 from pathlib import Path
 
 import pytest
@@ -142,3 +143,25 @@ def test_sizes_are_for_one_port_broadcasts(capsys):
                        "a100-1.json", "--sizes", "1KB..1GB")
     assert code == 2
     assert_one_line_error(err, "ports")
+
+
+def test_a_link_s_consecutive_chunks_share_a_step_when_nothing_new_is_awaited():
+    """Rank 0 holds chunks 0-1 and sends them to rank 1 in two moves: one step with
+    merging.  Rank 1 forwards them, then chunk 2 (from rank 2, which no earlier step of
+    that link awaited): two steps although the chunks are consecutive."""
+    from steady.runtimes.msccl.loop import Move, causal_order
+    from steady.runtimes.msccl.program import program_of
+
+    ranks = {"a": 0, "b": 1, "c": 2, "d": 3}
+    moves = [Move(0, 0, 1, 0, 1), Move(1, 0, 1, 1, 1, priority=(1,)),
+             Move(2, 2, 1, 2, 1, startup=Fraction(5)), Move(3, 1, 3, 0, 2, after=(0, 1)),
+             Move(4, 1, 3, 2, 1, after=(2,), priority=(2,))]
+    timing = causal_order(moves, multiport=True)
+    held = {0: (2, 0), 2: (1, 2)}
+    merged = program_of(moves, timing, ranks, 3, held, merge=True)
+    plain = program_of(moves, timing, ranks, 3, held)
+    send_01 = [tb for tb in merged[0].threadblocks if tb.send == 1][0]
+    assert [(s.srcoff, s.cnt) for s in send_01.steps] == [(0, 2)]
+    assert len([tb for tb in plain[0].threadblocks if tb.send == 1][0].steps) == 2
+    send_13 = [tb for tb in merged[1].threadblocks if tb.send == 3][0]
+    assert [(s.srcoff, s.cnt) for s in send_13.steps] == [(0, 2), (2, 1)]

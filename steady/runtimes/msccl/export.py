@@ -186,7 +186,7 @@ def export_collective(schedule: Schedule, origin: str = "<schedule>", given=None
     moves = collective_moves(schedule, ranks, offsets, origin)
     timing = causal_order(moves, multiport=platform.ports == "multi-port")
     gpus = program_of(moves, timing, ranks, chunks,
-                      {ranks[r]: (m, offsets[r]) for r in shards})
+                      {ranks[r]: (m, offsets[r]) for r in shards}, merge=True)
     _check_limits(gpus, ranks, origin, FEWER_CHUNKS)
     title = name if name is not None else (
         f"steady {kind} {platform.name or 'platform'} M={m}")

@@ -85,12 +85,13 @@ def broadcast_program(moves, timing, ranks: dict[str, int], root: int,
 
 
 def program_of(moves, timing, ranks: dict[str, int], chunks: int,
-               held: dict) -> list[Gpu]:
+               held: dict, merge: bool = False) -> list[Gpu]:
     """The GPUs of a program of ``chunks`` output chunks per loop whose ranks of
     ``held`` ({rank: (input chunks, output offset)}) start with their input, copied to
     the output from that offset on (a broadcast: the root's whole buffer at 0; an
     allgather: every rank's shard at its place), and every rank ends with what the
-    ``moves`` (of :mod:`.loop`, in the order of ``timing``) bring it."""
+    ``moves`` (of :mod:`.loop`, in the order of ``timing``) bring it.  With ``merge``
+    a move that continues the link's last step is folded into it (:func:`_merged`)."""
     node_of = {r: v for v, r in ranks.items()}
     by_index = {m.index: m for m in moves}
     chan = channels(moves)
@@ -127,12 +128,35 @@ def program_of(moves, timing, ranks: dict[str, int], chunks: int,
             for c in range(first, first + cnt):
                 tb, s = arrival[m.sender, c]
                 needs[tb.id] = max(needs.get(tb.id, -1), s)
-            _append_waiting(gpus[m.sender], out, needs, waited,
-                            Step("s", "o", first, "o", first, cnt))
-            into.steps.append(Step("r", "o", first, "o", first, cnt))
+            if not (merge and _merged(gpus[m.sender], out, into, first, cnt, needs,
+                                      waited)):
+                _append_waiting(gpus[m.sender], out, needs, waited,
+                                Step("s", "o", first, "o", first, cnt))
+                into.steps.append(Step("r", "o", first, "o", first, cnt))
             for c in range(first, first + cnt):
                 arrival[m.receiver, c] = (into, len(into.steps) - 1)
     return gpus
+
+
+def _merged(gpu: Gpu, out: Threadblock, into: Threadblock, first: int, cnt: int,
+            needs: dict, waited: dict) -> bool:
+    """Extend the link's last send and receive by ``cnt`` chunks from ``first`` when
+    they end just before ``first``, stay within MAX_COUNT, and every dependency of the
+    new chunks was already waited for by the send threadblock (so the longer step can
+    start when the shorter one could: a collective's trees of one root carry
+    consecutive chunks, and a link often sends them back to back)."""
+    if not out.steps or not into.steps:
+        return False
+    send, receive = out.steps[-1], into.steps[-1]
+    if (send.type != "s" or receive.type != "r" or send.srcoff + send.cnt != first
+            or receive.dstoff + receive.cnt != first or send.cnt + cnt > MAX_COUNT):
+        return False
+    seen = waited.get((gpu.rank, out.id), {})
+    if any(b != out.id and seen.get(b, -1) < s for b, s in needs.items()):
+        return False
+    send.cnt += cnt
+    receive.cnt += cnt
+    return True
 
 
 def _append_waiting(gpu: Gpu, tb: Threadblock, needs: dict, waited: dict,
