@@ -185,8 +185,8 @@ def export_collective(schedule: Schedule, origin: str = "<schedule>", given=None
     offsets = {r: (ranks[r] * m if kind == "allgather" else 0) for r in shards}
     moves = collective_moves(schedule, ranks, offsets, origin)
     timing = causal_order(moves, multiport=platform.ports == "multi-port")
-    gpus = program_of(moves, timing, ranks, chunks,
-                      {ranks[r]: (m, offsets[r]) for r in shards}, merge=True)
+    gpus = laned_program(moves, timing, ranks, chunks,
+                         {ranks[r]: (m, offsets[r]) for r in shards})
     _check_limits(gpus, ranks, origin, FEWER_CHUNKS)
     title = name if name is not None else (
         f"steady {kind} {platform.name or 'platform'} M={m}")
@@ -203,6 +203,30 @@ def export_collective(schedule: Schedule, origin: str = "<schedule>", given=None
     root = ranks[next(iter(shards))] if kind == "broadcast" else -1
     return Export(algo_xml(gpus, attributes), gpus, moves, timing, ranks, root, chunks,
                   schedule.period, proto, attributes)
+
+
+#: Connections (channels) one link's moves may be spread over.
+MAX_LANES = 4
+
+
+def laned_program(moves, timing, ranks, chunks: int, held: dict):
+    """:func:`.program.program_of` with merged steps, each link whose threadblock holds
+    more than MAX_STEPS steps spread over more connections (one more channel at a time,
+    at most :data:`MAX_LANES`): a link of an allgather carries several roots' chunks
+    and can need more steps than one threadblock runs.  Deterministic; the caller's
+    limits check refuses what still does not fit."""
+    lanes: dict = {}
+    while True:
+        gpus = program_of(moves, timing, ranks, chunks, held, merge=True, lanes=lanes)
+        over = {(g.rank, tb.send) for g in gpus for tb in g.threadblocks
+                if len(tb.steps) > MAX_STEPS and tb.send >= 0}
+        over |= {(tb.recv, g.rank) for g in gpus for tb in g.threadblocks
+                 if len(tb.steps) > MAX_STEPS and tb.recv >= 0}
+        grown = {link for link in over if lanes.get(link, 1) < MAX_LANES}
+        if not grown:
+            return gpus
+        for link in grown:
+            lanes[link] = lanes.get(link, 1) + 1
 
 
 def collective_moves(schedule: Schedule, ranks: dict[str, int], offsets: dict,

@@ -61,20 +61,43 @@ class Gpu:
     threadblocks: list = field(default_factory=list)
 
 
-def channels(moves) -> dict[tuple[int, int], int]:
-    """(sender, receiver) -> channel: the lowest channel on which neither the sender
-    has MAX_PEERS_PER_CHANNEL send threadblocks nor the receiver as many receive
-    threadblocks (the executor's per-channel limit, msccl_parser.cc:589-605)."""
-    sends, recvs, chan = {}, {}, {}
+def channels(moves, lanes: dict | None = None) -> dict[tuple, int]:
+    """(sender, receiver) -> channel, or with ``lanes`` ({(sender, receiver): k}, the
+    links whose moves are spread over k connections) (sender, receiver, lane) ->
+    channel: the lowest channel on which neither the sender has MAX_PEERS_PER_CHANNEL
+    send threadblocks nor the receiver as many receive threadblocks (the executor's
+    per-channel limit, msccl_parser.cc:589-605), and no other lane of the link (one
+    connection per (peer, channel))."""
+    sends, recvs, chan, taken = {}, {}, {}, set()
     for link in sorted({(m.sender, m.receiver) for m in moves}):
-        c = 0
-        while (sends.get((link[0], c), 0) >= MAX_PEERS_PER_CHANNEL
-               or recvs.get((link[1], c), 0) >= MAX_PEERS_PER_CHANNEL):
-            c += 1
-        chan[link] = c
-        sends[link[0], c] = sends.get((link[0], c), 0) + 1
-        recvs[link[1], c] = recvs.get((link[1], c), 0) + 1
+        for lane in range((lanes or {}).get(link, 1)):
+            c = 0
+            while (sends.get((link[0], c), 0) >= MAX_PEERS_PER_CHANNEL
+                   or recvs.get((link[1], c), 0) >= MAX_PEERS_PER_CHANNEL
+                   or (link, c) in taken):
+                c += 1
+            chan[link + (lane,) if lanes is not None else link] = c
+            taken.add((link, c))
+            sends[link[0], c] = sends.get((link[0], c), 0) + 1
+            recvs[link[1], c] = recvs.get((link[1], c), 0) + 1
     return chan
+
+
+def lane_of(moves, timing, lanes: dict) -> dict[int, int]:
+    """{move index: lane}: a link's moves, in the order of their causal starts, cut into
+    ``lanes[link]`` consecutive blocks of (nearly) equal size (consecutive moves stay
+    together, so they can still share steps)."""
+    by_index = {m.index: m for m in moves}
+    by_link: dict = {}
+    for i in sorted(timing.order, key=lambda i: (timing.start[i], i)):
+        by_link.setdefault((by_index[i].sender, by_index[i].receiver), []).append(i)
+    out = {}
+    for link, indices in by_link.items():
+        k = lanes.get(link, 1)
+        size = -(-len(indices) // k)
+        for j, i in enumerate(indices):
+            out[i] = j // size
+    return out
 
 
 def broadcast_program(moves, timing, ranks: dict[str, int], root: int,
@@ -85,30 +108,39 @@ def broadcast_program(moves, timing, ranks: dict[str, int], root: int,
 
 
 def program_of(moves, timing, ranks: dict[str, int], chunks: int,
-               held: dict, merge: bool = False) -> list[Gpu]:
+               held: dict, merge: bool = False, lanes: dict | None = None) -> list[Gpu]:
     """The GPUs of a program of ``chunks`` output chunks per loop whose ranks of
     ``held`` ({rank: (input chunks, output offset)}) start with their input, copied to
     the output from that offset on (a broadcast: the root's whole buffer at 0; an
     allgather: every rank's shard at its place), and every rank ends with what the
     ``moves`` (of :mod:`.loop`, in the order of ``timing``) bring it.  With ``merge``
-    a move that continues the link's last step is folded into it (:func:`_merged`)."""
+    a move that continues the link's last step is folded into it (:func:`_merged`);
+    with ``lanes`` ({(sender, receiver): k}) a link's moves are spread over k
+    connections, each a send and a receive threadblock on its own channel
+    (:func:`lane_of`: fewer steps per threadblock)."""
     node_of = {r: v for v, r in ranks.items()}
     by_index = {m.index: m for m in moves}
-    chan = channels(moves)
+    lanes = lanes or {}
+    lane = lane_of(moves, timing, lanes) if lanes else {}
+    chan = channels(moves, lanes)
     gpus = [Gpu(r, node_of[r], held[r][0] if r in held else 0, chunks)
             for r in range(len(ranks))]
-    sending, receiving = {}, {}        # (rank, peer) -> threadblock
+    sending, receiving = {}, {}        # (rank, peer, lane) -> threadblock
     for gpu in gpus:
         if gpu.rank in held:
             gpu.threadblocks.append(Threadblock(0))
         for peer in sorted({m.receiver for m in moves if m.sender == gpu.rank}):
-            tb = Threadblock(len(gpu.threadblocks), send=peer, chan=chan[gpu.rank, peer])
-            gpu.threadblocks.append(tb)
-            sending[gpu.rank, peer] = tb
+            for k in range(lanes.get((gpu.rank, peer), 1)):
+                tb = Threadblock(len(gpu.threadblocks), send=peer,
+                                 chan=chan[gpu.rank, peer, k])
+                gpu.threadblocks.append(tb)
+                sending[gpu.rank, peer, k] = tb
         for peer in sorted({m.sender for m in moves if m.receiver == gpu.rank}):
-            tb = Threadblock(len(gpu.threadblocks), recv=peer, chan=chan[peer, gpu.rank])
-            gpu.threadblocks.append(tb)
-            receiving[gpu.rank, peer] = tb
+            for k in range(lanes.get((peer, gpu.rank), 1)):
+                tb = Threadblock(len(gpu.threadblocks), recv=peer,
+                                 chan=chan[peer, gpu.rank, k])
+                gpu.threadblocks.append(tb)
+                receiving[gpu.rank, peer, k] = tb
     # where each chunk arrives at each rank: (rank, chunk) -> (threadblock, step)
     arrival = {}
     for rank, (count, offset) in sorted(held.items()):
@@ -121,7 +153,9 @@ def program_of(moves, timing, ranks: dict[str, int], chunks: int,
     waited = {}                        # (tb id, rank) -> {other tb id: step waited for}
     for k in sorted(range(len(timing.order)), key=lambda k: (timing.start[timing.order[k]], k)):
         m = by_index[timing.order[k]]
-        out, into = sending[m.sender, m.receiver], receiving[m.receiver, m.sender]
+        k_lane = lane.get(m.index, 0)
+        out = sending[m.sender, m.receiver, k_lane]
+        into = receiving[m.receiver, m.sender, k_lane]
         for first in range(m.first, m.first + m.count, MAX_COUNT):
             cnt = min(MAX_COUNT, m.first + m.count - first)
             needs = {}
