@@ -135,3 +135,14 @@ def test_replay_a_collective_on_its_simgrid_platform(tmp_path, capsys):
                        "--size", "1GB", "--collective", "reduce-scatter")
     assert code == 2
     assert_one_line_error(err, "collective")
+
+
+def test_collective_schedules_arguments_are_checked():
+    from hypothesis.errors import InvalidArgument
+
+    from steady.topologies import a100_platform
+
+    for build in (lambda: collective_schedules(a100_platform(1), max_chunks=0),
+                  lambda: collective_schedules(a100_platform(1), kinds=("gather",))):
+        with pytest.raises(InvalidArgument):
+            build()
