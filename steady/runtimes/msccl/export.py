@@ -212,7 +212,7 @@ MAX_LANES = 4
 def laned_program(moves, timing, ranks, chunks: int, held: dict):
     """:func:`.program.program_of` with merged steps, each link whose threadblock holds
     more than MAX_STEPS steps spread over more connections (one more channel at a time,
-    at most :data:`MAX_LANES`): a link of an allgather carries several roots' chunks
+    at most :data:`MAX_LANES`; ours): a link of an allgather carries several roots' chunks
     and can need more steps than one threadblock runs.  Deterministic; the caller's
     limits check refuses what still does not fit."""
     lanes: dict = {}
