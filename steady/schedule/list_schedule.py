@@ -341,20 +341,23 @@ def route_components(used: dict, parts: dict) -> list[list]:
 
 def _component_rounds(routes, used, cost, parts, capacity):
     """Runs in rounds (:func:`.route_rounds.route_rounds`) of a component whose routes
-    all cost the same and hold whole resources, reaching its largest load; else None."""
+    all cost the same and hold whole resources (and fractions of resources that no
+    round can overfill, :func:`_never_full`), reaching its largest load; else None."""
     c = cost[routes[0]]
     if len(routes) == 1:   # one route alone: its messages back to back
         return {routes[0]: [[0, used[routes[0]]]]}
-    if any(cost[r] != c or any(part != capacity[res] for res, part in parts[r])
-           for r in routes):
+    if any(cost[r] != c for r in routes):
         return None
+    whole = {r: [res for res, part in parts[r] if part == capacity[res]] for r in routes}
     load: dict = {}
     for r in routes:
-        for res, _ in parts[r]:
+        for res in whole[r]:
             load[res] = load.get(res, 0) + used[r]
+    whole = _ends_outside(routes, whole, load)
+    if whole is None or not _never_full(routes, parts, capacity, whole):
+        return None
     need = max(load.values())
-    found = route_rounds({r: used[r] for r in routes},
-                         {r: [res for res, _ in parts[r]] for r in routes}, need)
+    found = route_rounds({r: used[r] for r in routes}, whole, need)
     if found is None:
         return None
     runs: dict = {r: [] for r in routes}
@@ -362,6 +365,57 @@ def _component_rounds(routes, used, cost, parts, capacity):
         for r in sorted(members):
             extend_runs(runs[r], i * c, 1, c)
     return runs
+
+
+def _ends_outside(routes, whole, load):
+    """{route: its whole resources, a sender-side one first and a receiver-side one
+    last} as :func:`.route_rounds.route_rounds` needs them (no route holds another's
+    first or last resource inside), or None: a resource is sender-side when every route
+    holding it leaves the same node (a host's uplink, a GPU's first link, an out-port),
+    receiver-side when every route holding it reaches the same node; of each side the
+    most loaded one is the end (a network section lists a route's shared links in no
+    particular order)."""
+    senders: dict = {}
+    receivers: dict = {}
+    for r in routes:
+        for res in whole[r]:
+            senders.setdefault(res, set()).add(r[0])
+            receivers.setdefault(res, set()).add(r[-1])
+    out = {}
+    for r in routes:
+        firsts = [res for res in whole[r] if len(senders[res]) == 1]
+        if not firsts:
+            return None
+        first = max(firsts, key=lambda res: (load[res], -whole[r].index(res)))
+        lasts = [res for res in whole[r] if len(receivers[res]) == 1 and res != first]
+        if not lasts:
+            return None
+        last = max(lasts, key=lambda res: (load[res], whole[r].index(res)))
+        out[r] = [first] + [res for res in whole[r] if res not in (first, last)] + [last]
+    return out
+
+
+def _never_full(routes, parts, capacity, whole) -> bool:
+    """Whether every resource that the routes hold only in part stays within its
+    capacity in any round (ours): the routes of a round hold pairwise distinct whole
+    resources, so a round holds at most, over the distinct first (and over the distinct
+    last) whole resources of the routes through it, the largest part of each (a network
+    section's shared backbone under host links that the rounds match)."""
+    through: dict = {}
+    for r in routes:
+        for res, part in parts[r]:
+            if part != capacity[res]:
+                through.setdefault(res, []).append((whole[r][0], whole[r][-1], part))
+    for res, items in through.items():
+        bounds = []
+        for side in (0, 1):
+            most: dict = {}
+            for item in items:
+                most[item[side]] = max(most.get(item[side], 0), item[2])
+            bounds.append(sum(most.values()))
+        if min(bounds) > capacity[res]:
+            return False
+    return True
 
 
 def _ends(held) -> tuple:
