@@ -269,29 +269,73 @@ def check_collective(platform, result) -> CheckReport:
         if load > 1:
             report.problems.append(f"{_words(key)} busy {load} > 1 per time unit")
     cert = result.certificate
+    prices = _dual_prices(cert, rows, report)
+    if report.problems:
+        return report
+    if sum(prices.values(), Fraction(0)) != x:
+        report.problems.append(f"the prices sum to {sum(prices.values())}, not x = {x}")
+    _check_dual(platform, result.kind, roots, cert, prices, rows, compute, x, report,
+                True)
+    return report
+
+
+def collective_bound(platform, kind: str, roots: dict, certificate) -> tuple[CheckReport,
+                                                                            Fraction | None]:
+    """(report, bound): the dual half of :func:`check_collective`, for a schedule that
+    carries a collective optimum's certificate (steady.verify).  ``roots`` {(node,
+    direction): ρ_r}; ``certificate`` any object with the attributes of a
+    CollectiveCertificate.  Prices y >= 0 on the model's rows and w_r per root, every
+    tree of root r costing >= w_r (Edmonds' families checked), bound every schedule's
+    rate per root by sum(y) / sum(ρ_r·w_r) (weak duality, proofs/collectives.md); the
+    bound is None when the report has problems."""
+    report = CheckReport()
+    roots = {r: Fraction(rho) for r, rho in roots.items()}
+    compute = [v for v in platform.nodes if v not in platform.switches]
+    _check_roots(platform, kind, roots, compute, report)
+    if report.problems:
+        return report, None
+    rows = _model_rows(platform, roots)
+    prices = _dual_prices(certificate, rows, report)
+    if report.problems:
+        return report, None
+    costs = {r: Fraction(w) for r, w in certificate.root_costs.items()}
+    weight = sum((roots[r] * w for r, w in costs.items() if r in roots), Fraction(0))
+    if weight <= 0:
+        report.problems.append("sum over the roots of ρ_r·w_r is not > 0: the prices "
+                               "bound nothing")
+        return report, None
+    bound = sum(prices.values(), Fraction(0)) / weight
+    _check_dual(platform, kind, roots, certificate, prices, rows, compute, bound, report,
+                False)
+    return report, (None if report.problems else bound)
+
+
+def _dual_prices(cert, rows, report) -> dict:
     prices = {key: Fraction(p) for key, p in cert.prices.items()}
     for key, p in prices.items():
         if key not in rows:
             report.problems.append(f"a price on {_words(key)}, which is not a row of the model")
         elif p < 0:
             report.problems.append(f"negative price {p} on {_words(key)}")
-    if report.problems:
-        return report
-    if sum(prices.values(), Fraction(0)) != x:
-        report.problems.append(f"the prices sum to {sum(prices.values())}, not x = {x}")
+    return prices
+
+
+def _check_dual(platform, kind, roots, cert, prices, rows, compute, x, report,
+                at_least_one: bool) -> None:
+    """Every root's w_r stands on a checked tree bound (under the checked symmetry);
+    with ``at_least_one``, sum ρ_r·w_r >= 1; a cut, when given, proves ``x``."""
     costs = {r: Fraction(w) for r, w in cert.root_costs.items()}
     if set(costs) != set(roots):
         report.problems.append("root_costs does not give one w per root")
-        return report
-    if sum((roots[r] * w for r, w in costs.items()), Fraction(0)) < 1:
+        return
+    if at_least_one and sum((roots[r] * w for r, w in costs.items()), Fraction(0)) < 1:
         report.problems.append("sum over the roots of ρ_r·w_r is < 1")
     orbit_of = _symmetry_orbits(platform, cert.symmetry, roots, prices, rows, report)
     if report.problems:
-        return report
+        return
     _check_tree_bounds(platform, cert, roots, costs, prices, rows, compute, orbit_of, report)
     if cert.cut is not None:
-        _check_cut(platform, result.kind, cert.cut, roots, x, compute, report)
-    return report
+        _check_cut(platform, kind, cert.cut, roots, x, compute, report)
 
 
 def _words(key) -> str:

@@ -197,6 +197,20 @@ def decimal_text(x: Fraction, digits: int = 6) -> str:
     return f"{sign}{whole}.{frac:0{digits}d}".rstrip("0").rstrip(".")
 
 
+def floor_decimal(x: Fraction, places: int) -> str:
+    """x >= 0 rounded down to ``places`` decimals, every place written (a certified
+    ratio is never shown above its value)."""
+    scaled = math.floor(Fraction(x) * 10 ** places)
+    return f"{scaled // 10 ** places}.{scaled % 10 ** places:0{places}d}"
+
+
+def ratio_text(ratio: Fraction) -> str:
+    """A certified ratio for a terminal: its decimal rounded down, and the exact value
+    when it is short (the file and --json have it whole)."""
+    text = format_exact(ratio)
+    return floor_decimal(ratio, 6) + (f" (exactly {text})" if len(text) <= 24 else "")
+
+
 def lcm_of_denominators(values) -> int:
     """Smallest positive integer N such that N*v is an integer for every v."""
     n = 1

@@ -48,14 +48,21 @@ TIMED = 2  # the version of timed schedules (a timetable instead of steps)
 MAX_JSON_INT = 2 ** 53
 
 _TOP_KEYS = ("format", "version", "platform", "throughput", "period",
-             "messages_per_period", "trees", "steps", "certificate")
+             "messages_per_period", "trees", "steps", "certificate", "collective")
 _REQUIRED = ("platform", "throughput", "period", "messages_per_period", "trees")
-_TREE_KEYS = {"weight", "edges"}
+_TREE_KEYS = {"weight", "edges", "root", "direction", "routes"}
 _STEP_KEYS = {"duration", "transfers"}
 _TRANSFER_KEYS = {"from", "to", "tree", "messages"}
 _TIMED_TRANSFER_KEYS = _TRANSFER_KEYS | {"start"}
 _CERTIFICATE_KEYS = {"out_prices", "in_prices", "min_tree_cost", "scale", "min_flow",
                      "link_prices"}
+#: The collectives a schedule may serve (issue 43) and their keys.
+COLLECTIVES = ("broadcast", "allgather", "reduce-scatter", "allreduce")
+_COLLECTIVE_KEYS = {"kind", "sources", "rates"}
+_FABRIC_CERTIFICATE_KEYS = {"prices", "root_costs", "tree_bounds", "symmetry", "cut"}
+#: Tree directions: "out" (a root's data to every compute node), "in" (every compute
+#: node's data, reduced where streams meet, to the root: reduce-scatter).
+OUT, IN = "out", "in"
 # -- the objects ------------------------------------------------------------------
 
 @dataclass(frozen=True)
@@ -137,31 +144,77 @@ class Step:
 
 @dataclass(frozen=True)
 class TreeEntry:
-    """A broadcast tree T_l of weight λ_l: ``edges`` are (parent, child) arcs."""
+    """A tree T_l of weight λ_l (messages per period): ``edges`` are (sender, receiver)
+    pairs in the direction the data flows -- (parent, child) for a broadcast tree.
+
+    Collectives (issue 43) add three optional facts: ``root`` (None: the platform's
+    source), ``direction`` (``"out"``, the root's data flowing to every compute node, or
+    ``"in"``, every compute node's data flowing to the root, reduced where streams meet:
+    its edges run child -> parent) and ``routes`` ({child: (switch, ...)}: the switches
+    the edge into or out of ``child`` crosses, in the data's order; an edge without one
+    is a link).  A tree edge through switches is one transfer between its two compute
+    ends."""
 
     weight: int
     edges: tuple = ()
+    root: str | None = None
+    direction: str = OUT
+    routes: Mapping = field(default_factory=dict, hash=False)
 
     def __post_init__(self):
         object.__setattr__(self, "edges", tuple(tuple(e) for e in self.edges))
+        object.__setattr__(self, "routes", MappingProxyType(
+            {c: tuple(r) for c, r in dict(self.routes).items()}))
 
     @classmethod
-    def from_parent(cls, parent: Mapping[str, str], weight: int) -> "TreeEntry":
+    def from_parent(cls, parent: Mapping[str, str], weight: int, root: str | None = None,
+                    direction: str = OUT, routes: Mapping | None = None) -> "TreeEntry":
         """From a ``{child: parent}`` map (the form used by the rest of steady)."""
-        return cls(weight, tuple((p, c) for c, p in parent.items()))
+        edges = tuple((p, c) if direction != IN else (c, p) for c, p in parent.items())
+        return cls(weight, edges, root, direction, routes or {})
+
+    @property
+    def collective(self) -> bool:
+        """Whether the tree says more than a broadcast tree from the source does."""
+        return self.root is not None or self.direction != OUT or bool(self.routes)
 
     @property
     def parent(self) -> dict[str, str]:
         """``{child: parent}`` (the last edge wins if a child has two parents)."""
+        if self.direction == IN:
+            return {c: p for c, p in self.edges}
         return {c: p for p, c in self.edges}
 
+    def child_of(self, edge) -> str:
+        """The child end of an edge (sender, receiver)."""
+        return edge[0] if self.direction == IN else edge[1]
+
+    def route(self, edge) -> tuple:
+        """The nodes the edge (sender, receiver) visits, sender first."""
+        return (edge[0],) + tuple(self.routes.get(self.child_of(edge), ())) + (edge[1],)
+
     def __repr__(self):
-        return f"TreeEntry({self.weight!r}, {list(self.edges)!r})"
+        extra = ""
+        if self.root is not None:
+            extra += f", root={self.root!r}"
+        if self.direction != OUT:
+            extra += f", direction={self.direction!r}"
+        if self.routes:
+            extra += f", routes={dict(self.routes)!r}"
+        return f"TreeEntry({self.weight!r}, {list(self.edges)!r}{extra})"
 
     _repr_pretty_ = Transfer._repr_pretty_
 
     def to_dict(self) -> dict:
-        return {"weight": _int_out(self.weight), "edges": [[p, c] for p, c in self.edges]}
+        doc = {"weight": _int_out(self.weight)}
+        if self.root is not None:
+            doc["root"] = self.root
+        if self.direction != OUT:
+            doc["direction"] = self.direction
+        doc["edges"] = [[p, c] for p, c in self.edges]
+        if self.routes:
+            doc["routes"] = {c: list(r) for c, r in self.routes.items()}
+        return doc
 
 
 @dataclass(frozen=True)
@@ -223,6 +276,139 @@ class PriceCertificate:
 
 
 @dataclass(frozen=True)
+class CollectiveSpec:
+    """Which collective a schedule serves (issue 43): ``kind`` (one of
+    :data:`COLLECTIVES`); a broadcast's ``sources`` (None: the platform's source) and
+    their relative ``rates`` (None: all 1).  The roots follow: every compute node an
+    "out" root (allgather), an "in" root (reduce-scatter) or both (allreduce)."""
+
+    kind: str
+    sources: tuple | None = None
+    rates: tuple | None = None
+
+    def __post_init__(self):
+        for name in ("sources", "rates"):
+            value = getattr(self, name)
+            if value is not None:
+                object.__setattr__(self, name, tuple(value))
+
+    def roots(self, platform) -> dict:
+        """{(node, direction): relative rate} on ``platform`` (no check: the checker and
+        the constructors validate)."""
+        compute = [v for v in platform.nodes if v not in platform.switches]
+        if self.kind == "broadcast":
+            sources = self.sources or (platform.source,)
+            rates = self.rates or (Fraction(1),) * len(sources)
+            return {(v, OUT): Fraction(r) for v, r in zip(sources, rates)}
+        directions = {"allgather": (OUT,), "reduce-scatter": (IN,),
+                      "allreduce": (IN, OUT)}.get(self.kind, ())
+        return {(v, d): Fraction(1) for v in compute for d in directions}
+
+    def to_dict(self) -> dict:
+        doc = {"kind": self.kind}
+        if self.sources is not None:
+            doc["sources"] = list(self.sources)
+        if self.rates is not None:
+            doc["rates"] = [format_exact(r) for r in self.rates]
+        return doc
+
+
+@dataclass(frozen=True)
+class FabricCut:
+    """A cut that binds (a collective certificate's second proof): the node set
+    ``side``, the bandwidth ``capacity`` of the links leaving it (``direction`` "out")
+    or entering it ("in"), and ``share`` (proofs/collectives.md §6-7)."""
+
+    side: frozenset
+    direction: str
+    capacity: Fraction
+    share: Fraction
+
+    @property
+    def bound(self) -> Fraction:
+        return self.capacity / self.share
+
+    def to_dict(self) -> dict:
+        return {"side": sorted(self.side), "direction": self.direction,
+                "capacity": format_exact(self.capacity), "share": format_exact(self.share)}
+
+
+@dataclass(frozen=True)
+class FabricCertificate:
+    """The certificate of a collective optimum, as a schedule carries it
+    (proofs/collectives.md, weak duality): ``prices`` {row: y >= 0} over the capacity
+    rows -- ("out", v), ("in", v) ports of the one-port model, ("arc", (u, v)) links,
+    ("link", id) shared network links --; ``root_costs`` {(root, direction): w_r};
+    ``tree_bounds`` {(root, direction): ((members, z), ...)} (Edmonds' dual family of a
+    root, one root per orbit under ``symmetry``); ``symmetry`` the generators
+    ({node: image}) the bounds rely on; ``cut`` a :class:`FabricCut` or None.  Every tree
+    of root r costs >= w_r under the prices, so every schedule's rate per root is at most
+    sum(y) / sum(ρ_r·w_r) (checked by :mod:`steady.verify`, not here)."""
+
+    prices: Mapping = field(default_factory=dict, hash=False)
+    root_costs: Mapping = field(default_factory=dict, hash=False)
+    tree_bounds: Mapping = field(default_factory=dict, hash=False)
+    symmetry: tuple = ()
+    cut: FabricCut | None = None
+
+    def __post_init__(self):
+        object.__setattr__(self, "prices", MappingProxyType(dict(self.prices)))
+        object.__setattr__(self, "root_costs", MappingProxyType(dict(self.root_costs)))
+        object.__setattr__(self, "tree_bounds", MappingProxyType(
+            {r: tuple((frozenset(m), z) for m, z in family)
+             for r, family in dict(self.tree_bounds).items()}))
+        object.__setattr__(self, "symmetry", tuple(dict(g) for g in self.symmetry))
+
+    @classmethod
+    def of(cls, certificate) -> "FabricCertificate":
+        """From a :class:`steady.throughput.CollectiveCertificate` (any object with its
+        attributes): the one conversion from the solver's proof to the file's."""
+        cut = certificate.cut
+        if cut is not None:
+            cut = FabricCut(frozenset(cut.side), cut.direction, Fraction(cut.capacity),
+                            Fraction(cut.share))
+        return cls({k: p for k, p in certificate.prices.items() if p},
+                   dict(certificate.root_costs), dict(certificate.tree_bounds),
+                   tuple(certificate.symmetry), cut)
+
+    @property
+    def price_sum(self) -> Fraction:
+        return sum(self.prices.values(), Fraction(0))
+
+    def __repr__(self):
+        return (f"FabricCertificate({dict(self.prices)!r}, {dict(self.root_costs)!r}, "
+                f"{dict(self.tree_bounds)!r}, {self.symmetry!r}, {self.cut!r})")
+
+    _repr_pretty_ = Transfer._repr_pretty_
+
+    def to_dict(self) -> dict:
+        doc = {"prices": [dict(_row_document(key), price=format_exact(p))
+                          for key, p in self.prices.items()],
+               "root_costs": [{"root": r, "direction": d, "w": format_exact(w)}
+                              for (r, d), w in self.root_costs.items()],
+               "tree_bounds": [{"root": r, "direction": d,
+                                "sets": [{"members": sorted(m), "z": format_exact(z)}
+                                         for m, z in family]}
+                               for (r, d), family in self.tree_bounds.items()]}
+        if self.symmetry:
+            doc["symmetry"] = [dict(g) for g in self.symmetry]
+        if self.cut is not None:
+            doc["cut"] = self.cut.to_dict()
+        return doc
+
+
+def _row_document(key) -> dict:
+    """A capacity row as a document: {"row": "out"|"in", "node"}, {"row": "arc",
+    "from", "to"} or {"row": "link", "id"}."""
+    kind, what = key
+    if kind in ("out", "in"):
+        return {"row": kind, "node": what}
+    if kind == "arc":
+        return {"row": "arc", "from": what[0], "to": what[1]}
+    return {"row": "link", "id": what}
+
+
+@dataclass(frozen=True)
 class Schedule:
     """A steady-schedule document (docs/formats.md), as exact immutable Python objects.
 
@@ -232,6 +418,10 @@ class Schedule:
     the round trip); ``certificate`` the optional :class:`PriceCertificate`.  A
     ``"certificate"`` entry given in ``extra`` (a document fragment) is parsed into
     ``certificate``.
+
+    ``collective`` (issue 43): the :class:`CollectiveSpec` a schedule of a collective
+    serves (its trees then have roots, directions and routes, and its certificate is
+    a :class:`FabricCertificate`); None for a broadcast from the source.
     """
 
     platform: Platform
@@ -244,6 +434,7 @@ class Schedule:
     certificate: PriceCertificate | None = None
     transfers: tuple = ()
     version: int = VERSION
+    collective: CollectiveSpec | None = None
 
     def __post_init__(self):
         object.__setattr__(self, "trees", tuple(self.trees))
@@ -292,6 +483,8 @@ class Schedule:
             args.append(f"version={self.version!r}")
         if self.certificate is not None:
             args.append(f"certificate={self.certificate!r}")
+        if self.collective is not None:
+            args.append(f"collective={self.collective!r}")
         if self.extra:
             args.append(f"extra={dict(self.extra)!r}")
         return args
@@ -311,6 +504,8 @@ class Schedule:
                "messages_per_period": _int_out(self.messages_per_period),
                "trees": [t.to_dict() for t in self.trees],
                "transfers" if self.version == TIMED else "steps": timeline}
+        if self.collective is not None:
+            doc["collective"] = self.collective.to_dict()
         if self.certificate is not None:
             doc["certificate"] = self.certificate.to_dict()
         for key, value in self.extra.items():
@@ -362,12 +557,23 @@ class Schedule:
         return sent
 
     @property
+    def is_collective(self) -> bool:
+        """Whether the schedule serves a collective (issue 43): it says which, or one of
+        its trees has a root, a direction or routes."""
+        return self.collective is not None or any(
+            isinstance(t, TreeEntry) and t.collective for t in self.trees)
+
+    @property
     def optimum_bound(self) -> Fraction | None:
         """The certificate's claim: sum of its port prices, an upper bound on the
         optimal throughput when every arborescence costs >= 1 under them (checked by
-        :mod:`steady.verify`, not here).  None without a certificate."""
+        :mod:`steady.verify`, not here); for a collective the claimed ``optimum`` (the
+        rate per root).  None without a certificate."""
         if self.certificate is None:
             return None
+        if isinstance(self.certificate, FabricCertificate):
+            claim = self.extra.get("optimum")
+            return parse_exact(claim) if claim is not None else None
         return (sum(self.certificate.out_prices.values(), Fraction(0))
                 + sum(self.certificate.in_prices.values(), Fraction(0))
                 + sum(self.certificate.link_prices.values(), Fraction(0)))
@@ -390,10 +596,25 @@ def timed(schedule: Schedule) -> Schedule:
             start = begin + offset.get(t.arc, Fraction(0))
             out.append(TimedTransfer(t.tail, t.head, t.tree, t.messages, start))
             # a transfer over a missing link takes no time here: verify reports it
-            cost = platform.cost(*t.arc) if platform.has_link(*t.arc) else 0
+            cost = transfer_cost(platform, schedule.trees, t) or 0
             offset[t.arc] = offset.get(t.arc, Fraction(0)) + t.messages * cost
         begin += step.duration
     return replace(schedule, steps=(), transfers=tuple(out), version=TIMED)
+
+
+def transfer_cost(platform, trees, transfer) -> Fraction | None:
+    """The time per message of a transfer: its link's cost, or for a tree whose edge
+    crosses switches (issue 43) the slowest link of the route; None when the transfer
+    names no tree edge over links (the checker reports it)."""
+    tree = trees[transfer.tree] if (isinstance(transfer.tree, int)
+                                    and 0 <= transfer.tree < len(trees)) else None
+    if isinstance(tree, TreeEntry) and tree.routes:
+        route = tree.route(transfer.arc)
+    else:
+        route = transfer.arc
+    if not all(platform.has_link(a, b) for a, b in zip(route, route[1:])):
+        return None
+    return max(platform.cost(a, b) for a, b in zip(route, route[1:]))
 
 
 # -- reprs --------------------------------------------------------------------------
@@ -589,12 +810,17 @@ def _from_document(doc, origin: str) -> Schedule:
                   for i, s in enumerate(_list(doc.get("steps", []), origin, "steps")))
     transfers = tuple(_timed_transfer(s, origin, f"transfers[{i}]") for i, s in
                       enumerate(_list(doc.get("transfers", []), origin, "transfers")))
+    collective = None
+    if "collective" in doc:
+        collective = _collective(doc["collective"], origin, "collective")
     certificate = None
     if "certificate" in doc:
-        certificate = _certificate(doc["certificate"], origin, "certificate")
+        certificate = (_fabric_certificate(doc["certificate"], origin, "certificate")
+                       if collective is not None else
+                       _certificate(doc["certificate"], origin, "certificate"))
     extra = {k: v for k, v in doc.items() if k not in _TOP_KEYS + ("transfers",)}
     return Schedule(platform, throughput, period, mpp, trees, steps, extra, certificate,
-                    transfers, version)
+                    transfers, version, collective)
 
 
 def _tree(entry, origin: str, element: str) -> TreeEntry:
@@ -605,10 +831,132 @@ def _tree(entry, origin: str, element: str) -> TreeEntry:
                                    origin, f"{element}.edges")):
         where = f"{element}.edges[{j}]"
         if not (isinstance(edge, list) and len(edge) == 2):
-            raise InputError(origin, where, "an edge is a pair [parent, child] of node names")
+            raise InputError(origin, where, "an edge is a pair [parent, child] of node "
+                             "names ([child, parent] in an in-tree: as the data flows)")
         edges.append((_node(edge[0], origin, f"{where}[0]"),
                       _node(edge[1], origin, f"{where}[1]")))
-    return TreeEntry(weight, tuple(edges))
+    root = None
+    if "root" in entry:
+        root = _node(entry["root"], origin, f"{element}.root")
+    direction = entry.get("direction", OUT)
+    if direction not in (OUT, IN):
+        raise InputError(origin, f"{element}.direction", f"\"out\" or \"in\", got "
+                         f"{direction!r}")
+    routes = {}
+    if "routes" in entry:
+        table = entry["routes"]
+        if not isinstance(table, dict):
+            raise InputError(origin, f"{element}.routes", "must be an object {child: "
+                             f"[switch, ...]}}, got {_kind(table)}")
+        for child, hops in table.items():
+            where = f"{element}.routes[{child!r}]"
+            routes[child] = tuple(_node(h, origin, f"{where}[{i}]")
+                                  for i, h in enumerate(_list(hops, origin, where)))
+    return TreeEntry(weight, tuple(edges), root, direction, routes)
+
+
+def _collective(entry, origin: str, element: str) -> CollectiveSpec:
+    entry = _object(entry, origin, element, _COLLECTIVE_KEYS, "a collective")
+    kind = _required(entry, "kind", origin, element)
+    if kind not in COLLECTIVES:
+        raise InputError(origin, f"{element}.kind", f"one of {', '.join(COLLECTIVES)}, "
+                         f"got {kind!r}")
+    sources = rates = None
+    if "sources" in entry:
+        sources = tuple(_node(v, origin, f"{element}.sources[{i}]") for i, v in
+                        enumerate(_list(entry["sources"], origin, f"{element}.sources")))
+    if "rates" in entry:
+        rates = tuple(_exact(r, origin, f"{element}.rates[{i}]") for i, r in
+                      enumerate(_list(entry["rates"], origin, f"{element}.rates")))
+    if (sources is not None or rates is not None) and kind != "broadcast":
+        raise InputError(origin, f"{element}.sources", f"{kind}: every compute node is a "
+                         "root (sources and rates are for a broadcast)")
+    if rates is not None and (sources is None or len(rates) != len(sources)):
+        raise InputError(origin, f"{element}.rates", "one rate per source (and the "
+                         "sources given)")
+    return CollectiveSpec(kind, sources, rates)
+
+
+_ROW_FIELDS = {"out": {"row", "node", "price"}, "in": {"row", "node", "price"},
+               "arc": {"row", "from", "to", "price"}, "link": {"row", "id", "price"}}
+
+
+def _fabric_certificate(entry, origin: str, element: str) -> FabricCertificate:
+    entry = _object(entry, origin, element, _FABRIC_CERTIFICATE_KEYS, "a certificate")
+    prices = {}
+    for i, row in enumerate(_list(entry.get("prices", []), origin, f"{element}.prices")):
+        where = f"{element}.prices[{i}]"
+        kind = row.get("row") if isinstance(row, dict) else None
+        if kind not in _ROW_FIELDS:
+            raise InputError(origin, f"{where}.row", "one of out, in, arc, link")
+        row = _object(row, origin, where, _ROW_FIELDS[kind], "a price")
+        for key in _ROW_FIELDS[kind]:
+            _required(row, key, origin, where)
+        if kind in ("out", "in"):
+            key = (kind, _node(row["node"], origin, f"{where}.node"))
+        elif kind == "arc":
+            key = ("arc", (_node(row["from"], origin, f"{where}.from"),
+                           _node(row["to"], origin, f"{where}.to")))
+        else:
+            key = ("link", _node(row["id"], origin, f"{where}.id"))
+        if key in prices:
+            raise InputError(origin, where, "a row priced twice")
+        prices[key] = _exact(row["price"], origin, f"{where}.price")
+    costs = {}
+    for i, item in enumerate(_list(entry.get("root_costs", []), origin,
+                                   f"{element}.root_costs")):
+        where = f"{element}.root_costs[{i}]"
+        item = _object(item, origin, where, {"root", "direction", "w"}, "a root cost")
+        costs[_root_key(item, origin, where)] = _exact(_required(item, "w", origin, where),
+                                                       origin, f"{where}.w")
+    bounds = {}
+    for i, item in enumerate(_list(entry.get("tree_bounds", []), origin,
+                                   f"{element}.tree_bounds")):
+        where = f"{element}.tree_bounds[{i}]"
+        item = _object(item, origin, where, {"root", "direction", "sets"}, "a tree bound")
+        family = []
+        for j, one in enumerate(_list(_required(item, "sets", origin, where), origin,
+                                      f"{where}.sets")):
+            at = f"{where}.sets[{j}]"
+            one = _object(one, origin, at, {"members", "z"}, "a set")
+            members = frozenset(_node(v, origin, f"{at}.members") for v in
+                                _list(_required(one, "members", origin, at), origin,
+                                      f"{at}.members"))
+            family.append((members, _exact(_required(one, "z", origin, at), origin,
+                                           f"{at}.z")))
+        bounds[_root_key(item, origin, where)] = tuple(family)
+    symmetry = []
+    for i, g in enumerate(_list(entry.get("symmetry", []), origin, f"{element}.symmetry")):
+        if not isinstance(g, dict):
+            raise InputError(origin, f"{element}.symmetry[{i}]", "a generator is an "
+                             "object {node: image}")
+        symmetry.append({_node(a, origin, f"{element}.symmetry[{i}]"):
+                         _node(b, origin, f"{element}.symmetry[{i}]") for a, b in g.items()})
+    cut = None
+    if "cut" in entry:
+        where = f"{element}.cut"
+        one = _object(entry["cut"], origin, where, {"side", "direction", "capacity",
+                                                    "share", "bound"}, "a cut")
+        direction = _required(one, "direction", origin, where)
+        if direction not in (OUT, IN):
+            raise InputError(origin, f"{where}.direction", f"out or in, got {direction!r}")
+        cut = FabricCut(frozenset(_node(v, origin, f"{where}.side") for v in
+                                  _list(_required(one, "side", origin, where), origin,
+                                        f"{where}.side")),
+                        direction,
+                        _exact(_required(one, "capacity", origin, where), origin,
+                               f"{where}.capacity"),
+                        _exact(_required(one, "share", origin, where), origin,
+                               f"{where}.share"))
+    return FabricCertificate(prices, costs, bounds, tuple(symmetry), cut)
+
+
+def _root_key(item: dict, origin: str, where: str) -> tuple[str, str]:
+    root = _node(_required(item, "root", origin, where), origin, f"{where}.root")
+    direction = _required(item, "direction", origin, where)
+    if direction not in (OUT, IN):
+        raise InputError(origin, f"{where}.direction", f"out or in, got {direction!r}")
+    return (root, direction)
 
 
 def _step(entry, origin: str, element: str) -> Step:

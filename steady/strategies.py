@@ -51,7 +51,7 @@ __all__ = ["exact_costs", "decimal_costs", "platforms", "multiport_platforms", "
            "chains", "complete_platforms", "trees", "TREE_FAMILIES", "spanning_trees",
            "platforms_with_tree", "relabelings", "schedules", "schedule_corruptions",
            "Corruption", "CORRUPTIONS", "switched_platforms", "symmetric_fabrics",
-           "collectives", "COLLECTIVE_KINDS"]
+           "collectives", "COLLECTIVE_KINDS", "collective_schedules"]
 
 SearchStrategy = st.SearchStrategy
 
@@ -583,6 +583,49 @@ def collectives(platform, kinds=COLLECTIVE_KINDS) -> SearchStrategy:
         rates = draw(st.none() | st.lists(st.integers(1, 3), min_size=len(sources),
                                           max_size=len(sources)))
         return kind, sources, rates
+
+    return build()
+
+
+def collective_schedules(platform, kinds=COLLECTIVE_KINDS, max_chunks=8,
+                         effort="fast") -> SearchStrategy:
+    """Valid collective schedules (issue 43; a version 2 timetable with its trees'
+    roots, directions and routes, the collective and the optimum's certificate) on
+    ``platform`` -- a Platform or a strategy of platforms such as
+    :func:`switched_platforms`: a collective drawn by :func:`collectives` from
+    ``kinds``, 1 to ``max_chunks`` chunks per unit share and root per period, built by
+    :func:`steady.schedule.collective.collective_schedule` at ``effort`` (its
+    construction, so the schedule is as steady writes it, ratio <= 1 certified).
+
+    Example::
+
+        @given(collective_schedules(switched_platforms(max_compute=4)))
+        def test_my_runtime_accepts(schedule):
+            ...
+    """
+    if not isinstance(platform, SearchStrategy):
+        platform = as_platform(platform)
+    _define(max_chunks=(max_chunks, _integer(1)))
+    for kind in kinds:
+        if kind not in COLLECTIVE_KINDS:
+            raise InvalidArgument(f"kinds={kinds!r}: {kind!r} is not one of "
+                                  f"{', '.join(COLLECTIVE_KINDS)}")
+
+    @st.composite
+    def build(draw) -> Schedule:
+        from .schedule.collective import collective_schedule, root_shares
+        from .throughput import collective_throughput
+
+        p = _value(draw, platform)
+        if not isinstance(p, Platform):
+            raise InvalidArgument(f"the platform strategy drew {type(p).__name__}, "
+                                  "not a Platform")
+        kind, sources, rates = draw(collectives(p, kinds))
+        result = collective_throughput(p, kind, sources, rates)
+        k = draw(st.integers(1, _checked(draw, "max_chunks", max_chunks, _integer(1))))
+        most = k * max(root_shares(result.roots).values())
+        event(f"collective: {kind}")
+        return collective_schedule(p, result, most, effort)[0]
 
     return build()
 

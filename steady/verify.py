@@ -79,13 +79,15 @@ from .numbers import format_exact
 from .platform import Platform
 from .numbers import parse_exact
 from .schedule_file import TIMED, PriceCertificate, Schedule, Step, TimedTransfer, Transfer, TreeEntry
+from .verify_collective import verify_collective
 
 __all__ = ["KINDS", "Violation", "VerifyReport", "verify", "verify_file"]
 
 #: Every kind of violation, in the order the checks run.
-KINDS = ("format", "platform", "period", "duration", "link", "tree-index", "tree-edge",
-         "messages", "start", "window", "one-port", "capacity", "network", "tree", "weight",
-         "delivery", "messages-per-period", "throughput", "optimality", "ratio")
+KINDS = ("format", "platform", "collective", "period", "duration", "link", "tree-index",
+         "tree-edge", "messages", "start", "window", "one-port", "capacity", "links",
+         "network", "tree", "route", "weight", "delivery", "messages-per-period", "totals",
+         "throughput", "optimality", "ratio")
 
 
 @dataclass(frozen=True)
@@ -196,6 +198,10 @@ def verify(platform: Platform | None, schedule: Schedule, optimality: bool = Tru
         platform = schedule.platform
     elif isinstance(schedule.platform, Platform):
         _check_platform(platform, schedule.platform, report)
+    if schedule.is_collective or not platform.classic:
+        # a collective, or a multi-port or switched platform (issue 43): its own rules,
+        # written as independently (steady.verify_collective)
+        return verify_collective(platform, schedule, report, optimality, min_ratio)
 
     steps = schedule.steps
     trees = schedule.trees
@@ -282,9 +288,18 @@ def _check_platform(platform: Platform, embedded: Platform, report: VerifyReport
         report.add("platform", "platform.send_overhead",
                    _overheads(platform), _overheads(embedded),
                    "the send overheads differ")
+    for key in ("ports", "switches"):   # issue 43: the port model and the switches
+        mine, theirs = getattr(platform, key), getattr(embedded, key)
+        if mine != theirs:
+            report.add("platform", f"platform.{key}", _listed(mine), _listed(theirs),
+                       f"the {key} differ")
     if getattr(platform, "network", None) != getattr(embedded, "network", None):
         report.add("platform", "platform.network", repr(platform.network),
                    repr(embedded.network), "the network sections (links, routes) differ")
+
+
+def _listed(value) -> str:
+    return value if isinstance(value, str) else ", ".join(sorted(value))
 
 
 def _overheads(p: Platform) -> str:

@@ -18,7 +18,7 @@ STAGES = [("interrupts",), ("errors",), ("numbers",), ("fileio",), ("progress",)
           ("generators", "topologies"),        # platforms made by code
           ("schedule_file",),                  # the schedule document
           ("throughput",), ("schedule",),      # SSB LP -> Thm 5 trees, Thm 6 matchings
-          ("certificate",), ("verify",),       # the independent checkers
+          ("certificate",), ("verify_collective",), ("verify",),   # the independent checkers
           ("strategies", "testing"),           # for users' test suites: all of the above
           ("simulate", "simgrid"), ("present",),  # simgrid: import and replay
           ("run", "mpi"),                      # MPI execution (mpi: its public door)
@@ -27,7 +27,7 @@ STAGES = [("interrupts",), ("errors",), ("numbers",), ("fileio",), ("progress",)
           ("experiments",), ("commands", "cli", "__main__")]
 GROUND = ("interrupts", "errors", "numbers", "fileio", "progress")
 CHECKERS_MAY_IMPORT = ("errors", "numbers", "fileio", "platform", "schedule_file",
-                       "certificate")  # and the standard library and networkx
+                       "certificate", "verify_collective")  # and the standard library and networkx
 #: A runtime's checker (runtimes/<name>/check*) imports no exporter: the runtime's
 #: facts (runtime.py), the rank convention (ranks.py) and its own modules only.
 RUNTIME_SHARED = ("runtime", "ranks")
@@ -119,7 +119,7 @@ def checker_violations(root):
     allowed = sys.stdlib_module_names | {"networkx"}
     return [f"{w}: {text} -- the independent checker {src} imports {dst}"
             for src, w, dst, text in imports(root)
-            if src in ("steady.verify", "steady.certificate")
+            if src in ("steady.verify", "steady.verify_collective", "steady.certificate")
             and not (under(dst, CHECKERS_MAY_IMPORT) if dst.split(".")[0] == "steady"
                      else dst.split(".")[0] in allowed)]
 

@@ -15,7 +15,7 @@ from fractions import Fraction
 from ..errors import InputError, one_line
 from ..numbers import format_exact
 from ..platform import Platform, load_platform, load_tree
-from . import mpi, options, runtimes, timed
+from . import collective, mpi, options, runtimes, timed
 from .files import rejected, write_error, write_output
 from ..present.sheet import (IN_JSON, IN_THE_FILE, exact, number, per_time_unit,
                              platform_text, plural, print_json, print_sheet)
@@ -148,6 +148,8 @@ def _cmd_schedule(args) -> int:
     from ..progress import StageBar
 
     platform, origin = load_platform(args.platform)
+    if collective.wanted(args, platform):   # issue 43: roots, switches, multi-port
+        return collective.run_schedule(args, platform, origin)
     if timed.wants_short(args):  # at most M messages per period: a timetable (v2)
         return timed.run_schedule(args, platform, origin)
     with StageBar(["exact throughput", "trees and matchings", "verifier", "file"],
@@ -239,7 +241,9 @@ def _cmd_verify(args) -> int:
         print_json(doc)
         return 0 if report.ok else 1
     shape = "timed" if report.version == 2 else f"{report.steps} steps"
-    if report.ok and report.rated and report.ratio is not None:
+    if report.ok and (schedule.is_collective or not platform.classic):
+        print(collective.verify_line(report, schedule))
+    elif report.ok and report.rated and report.ratio is not None:
         print(f"valid: {shape}, {report.transfers} transfers, {report.trees} trees; "
               f"throughput {format_exact(schedule.throughput)}, certified ratio "
               f"{timed.ratio_text(report.ratio)} of the optimum")
@@ -343,6 +347,8 @@ def _cmd_simulate(args) -> int:
         checked = verify(schedule.platform, schedule, optimality=False)
         if rejected(checked):
             return 1
+        if schedule.is_collective or not schedule.platform.classic:   # issue 43
+            return collective.simulate_file(args, schedule, checked, horizon)
         optimum, source = ((checked.bound, "certificate") if checked.bound is not None
                            else certified_optimum(schedule))
         try:
@@ -357,6 +363,9 @@ def _cmd_simulate(args) -> int:
                              "use --forwarding period or listed") from None
         platform, shown = schedule.platform, schedule
     else:
+        platform, origin = load_platform(args.platform)
+        if collective.wanted(args, platform):   # issue 43: a collective's timetable
+            return collective.run_simulate(args, platform, origin, horizon)
         platform, choice, source = _planned_horizon(args, horizon, most)
         shown = None
     report, plan = _horizon_report(platform, choice, source, args.max_events,
@@ -739,6 +748,7 @@ def add_commands(sub) -> None:
     sc.add_argument("--json", action="store_true", help="machine-readable summary")
     sc.add_argument("--quiet", action="store_true", help="no progress bar on stderr")
     timed.add_schedule_options(sc)
+    collective.add_options(sc)
     sc.set_defaults(run=_cmd_schedule)
 
     ve = sub.add_parser("verify", help="check a schedule file independently",
@@ -830,4 +840,5 @@ def add_commands(sub) -> None:
                          "its planned start; steady run FILE executes it)")
     si.add_argument("--json", action="store_true", help="machine-readable output")
     si.add_argument("--quiet", action="store_true", help="no progress bar on stderr")
+    collective.add_options(si, size=False)
     si.set_defaults(run=_cmd_simulate)

@@ -48,6 +48,9 @@ MAX_EVENTS = 5 * 10 ** 6
 #: below the fraction bar.
 MAX_PIPE_SIZE = 10 ** 15
 MAX_PIPE_DIGITS = 16
+#: ``--max-messages`` (messages, or chunks per root, per period of a timetable): ten
+#: times the exact period ``steady schedule`` calls huge (the work grows with it).
+MAX_MESSAGES = 10 ** 7
 #: Time limits in seconds (``--best-tree``): one day.
 MAX_SECONDS = 86_400
 #: Campaign seeds (``--seed``): 0 <= seed < 2^64.

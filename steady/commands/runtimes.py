@@ -100,11 +100,12 @@ def _cmd_export_msccl(args) -> int:
                          "PLATFORM --max-messages 64 -o S.json), or give --sizes LOW..HIGH")
     if args.output is not None:
         output_file(args.output)
-    from ..runtimes.msccl.export import export_broadcast
+    from ..runtimes.msccl.export import export_broadcast, export_collective
 
-    exported = export_broadcast(schedule, origin, given, args.proto, args.name,
-                                _bytes(args.min_bytes, "--min-bytes"),
-                                _bytes(args.max_bytes, "--max-bytes"))
+    export = export_collective if schedule.is_collective else export_broadcast
+    exported = export(schedule, origin, given, args.proto, args.name,
+                      _bytes(args.min_bytes, "--min-bytes"),
+                      _bytes(args.max_bytes, "--max-bytes"))
     report = _checked(exported, platform, args.output)
     if report is None:
         return 1
@@ -134,9 +135,11 @@ def _bytes(text: str, option: str) -> int:
 
 def _summary(exported, report, origin, output) -> dict:
     t = exported.timing
-    return {"input": origin, "file": output, "collective": "broadcast",
+    return {"input": origin, "file": output,
+            "collective": exported.attributes.get("coll", "broadcast"),
             "ranks": len(exported.ranks), "root": exported.root,
-            "root_node": next(v for v, r in exported.ranks.items() if r == exported.root),
+            "root_node": next((v for v, r in exported.ranks.items() if r == exported.root),
+                              None),
             "nodes": {str(r): v for v, r in sorted(exported.ranks.items(), key=lambda x: x[1])},
             "chunks_per_loop": exported.chunks, "protocol": exported.proto,
             "channels": exported.channels, "threadblocks": exported.threadblocks,
@@ -151,18 +154,28 @@ def _rows(exported, report, summary) -> list:
     t = exported.timing
     modes = " and ".join({"inplace": "in place", "outofplace": "out of place"}[m]
                          for m in report.modes)
+    coll = summary["collective"]
+    gather = coll == "allgather"
     rows = [("input", summary["input"]),
-            ("ranks", f"{summary['ranks']}, the root is rank {exported.root} "
-                      f"({summary['root_node']})"),
-            ("program", f"broadcast, {exported.chunks} chunks per loop, {exported.proto}, "
+            ("ranks", f"{summary['ranks']}, every rank a root (switches are not ranks)"
+                      if gather else f"{summary['ranks']}, the root is rank "
+                      f"{exported.root} ({summary['root_node']})"),
+            ("program", f"{coll}, {exported.chunks} chunks per loop, {exported.proto}, "
                         f"{exported.channels} channel(s), {exported.threadblocks} "
                         f"threadblocks, {exported.steps} steps (at most "
                         f"{exported.most_steps} in one threadblock)"),
             ("loop", f"causal makespan {number(t.makespan, IN_JSON)} against the period "
                      f"{number(exported.period, IN_JSON)} (the first loop); busiest port "
-                     f"{number(t.busiest_port, IN_JSON)} per loop once loops overlap"),
-            ("checker", f"valid: no deadlock, no race, every rank ends with the root's "
-                        f"{exported.chunks} chunks ({modes})"),
+                     f"{number(t.busiest_port, IN_JSON)} per loop once loops overlap"
+                     if not any(k[0] == "pair" for k in t.ports) else
+                     f"causal makespan {number(t.makespan, IN_JSON)} over the (sender, "
+                     f"receiver) pairs alone, busiest pair {number(t.busiest_port, IN_JSON)}"
+                     f" (multi-port: the physical links the pairs share make the period, "
+                     f"{number(exported.period, IN_JSON)})"),
+            ("checker", f"valid: no deadlock, no race, every rank ends with "
+                        + (f"every rank's {exported.chunks // len(exported.ranks)} chunks"
+                           if gather else f"the root's {exported.chunks} chunks")
+                        + f" ({modes})"),
             ("file", f"{summary['file'] or '(not written: use -o FILE)'}, "
                      f"{summary['file_bytes']} bytes")]
     rows += [("note", note) for note in report.notes]
@@ -240,7 +253,9 @@ def print_size_rows(rows) -> None:
 
 def _export_sizes(args, platform, origin, given) -> int:
     from ..runtimes.msccl.sizes import parse_range, size_text
+    from .collective import refuse_on_fabric
 
+    refuse_on_fabric(platform, origin, "export msccl --sizes")
     lo, hi = parse_range(args.sizes)
     counts = integer_list(args.max_messages, "--max-messages", 1, 64, "1,2,4,8,16,32,64")
     unit = _positive(args.unit_bytes, "--unit-bytes")

@@ -9,6 +9,7 @@ how to install them (exit code 2).
 from __future__ import annotations
 
 import sys
+from fractions import Fraction
 
 from ..errors import InputError, echo, one_line
 from ..numbers import decimal_text, echo_exact, format_exact, parse_exact
@@ -106,6 +107,7 @@ def _cmd_replay(args) -> int:
     if isinstance(doc, dict) and doc.get("format") == "steady-plan":
         return _replay_plan(args, doc, size)
     schedule = Schedule.from_dict(doc, str(args.schedule))
+    roots = _collective_roots(args, schedule)
     # as run and simulate: the independent verifier first (optimality not required);
     # the replay then checks that the schedule's platform is the file's
     if rejected(verify(schedule.platform, schedule, optimality=False)):
@@ -113,7 +115,10 @@ def _cmd_replay(args) -> int:
     report = replay(args.platform, schedule, size, args.periods, args.with_latency)
     below = args.min_ratio is not None and Fraction(report.ratio) < args.min_ratio
     if args.json:
-        print_json(report.to_dict())
+        doc = report.to_dict()
+        if roots is not None:
+            doc.update(_per_root(schedule, report, roots))
+        print_json(doc)
     else:
         worst = report.worst
         if "step" in worst:
@@ -134,12 +139,45 @@ def _cmd_replay(args) -> int:
                                f", simulated {report.simulated_throughput:.9g}"),
                 ("ratio", f"{report.ratio:.6f} (simulated / predicted throughput)"),
                 ("worst", worst_text)]
+        if roots is not None:
+            each = _per_root(schedule, report, roots)
+            fewest = min(each["chunks_per_root"].values())
+            rows.insert(1, ("collective", f"{each['collective']}, {len(roots)} roots, "
+                            f"{fewest} chunks per period at the root that sends fewest: "
+                            f"predicted {number(Fraction(fewest) / report.predicted_period, IN_JSON)}"
+                            f", simulated {fewest / report.simulated_period:.9g} per s"))
         print_sheet(rows)
     if below:
         print(f"steady: replay: ratio {report.ratio:.6f} is below --min-ratio "
               f"{echo_exact(args.min_ratio)}", file=sys.stderr)
         return 1
     return 0
+
+
+def _collective_roots(args, schedule):
+    """{root: chunks per period} of a collective's schedule (issue 43, recognised from
+    the file), None for a broadcast of 002; --collective must name the file's."""
+    kind = schedule.collective.kind if schedule.collective is not None else "broadcast"
+    if args.collective not in (None, kind):
+        raise InputError(args.schedule, "collective", f"the file's schedule serves the "
+                         f"{kind}, not the {args.collective}")
+    if not schedule.is_collective:
+        return None
+    roots: dict = {}
+    for tree in schedule.trees:
+        root = tree.root or schedule.platform.source
+        roots[root] = roots.get(root, 0) + tree.weight
+    return roots
+
+
+def _per_root(schedule, report, roots) -> dict:
+    """The collective's view of a replay: chunks per root per period and the rates."""
+    kind = schedule.collective.kind if schedule.collective is not None else "broadcast"
+    fewest = min(roots.values())
+    return {"collective": kind, "chunks_per_root": roots,
+            "predicted_rate_per_root": format_exact(Fraction(fewest)
+                                                    / report.predicted_period),
+            "simulated_rate_per_root": repr(fewest / report.simulated_period)}
 
 
 def _replay_plan(args, doc, size) -> int:
@@ -241,5 +279,9 @@ def add_commands(sub) -> None:
                     "transfer also pays its route's latency (not in the prediction)")
     re.add_argument("--min-ratio", metavar="R", type=exact(), help="exit 1 when "
                     "simulated / predicted throughput is below R (exact number > 0)")
+    re.add_argument("--collective", choices=("broadcast", "allgather", "reduce-scatter",
+                                              "allreduce"),
+                    help="the collective SCHEDULE serves (recognised from the file; "
+                         "given, it must match): the report adds its rate per root")
     re.add_argument("--json", action="store_true", help="machine-readable report")
     re.set_defaults(run=_cmd_replay)

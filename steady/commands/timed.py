@@ -14,19 +14,17 @@ import sys
 from fractions import Fraction
 
 from ..errors import InputError, one_line
-from ..numbers import decimal_text, echo_exact, format_exact
-from . import options, runtimes
+from ..numbers import decimal_text, echo_exact, floor_decimal, format_exact, ratio_text
+from . import collective, options, runtimes
 from .files import rejected, write_output
-from .options import add_effort, check_integer, input_file, output_file, positive_exact
+from .options import (MAX_MESSAGES, add_effort, check_integer, input_file, output_file,
+                      positive_exact)
 from ..present.sheet import number, per_time_unit, print_json, print_sheet
 
 #: Messages per period tried by --ratio when no --max-messages bounds the search.
 RATIO_LIMIT = 100_000
 #: `steady schedule` without a bound says so beyond this many messages per period.
 HUGE = 10 ** 6
-#: The largest --max-messages accepted: ten times the exact period the unbounded
-#: schedule calls huge (the work grows with it).
-MAX_MESSAGES = 10 ** 7
 
 
 def add_schedule_options(parser) -> None:
@@ -88,6 +86,7 @@ def add_commands(sub) -> None:
     tr.add_argument("--quiet", action="store_true", help="no progress bar on stderr")
     add_effort(tr)
     runtimes.add_tradeoff_options(tr)
+    collective.add_options(tr, size=False)
     tr.set_defaults(run=_cmd_tradeoff)
 
 
@@ -209,6 +208,11 @@ def _cmd_tradeoff(args) -> int:
     if args.plot:
         pyplot(args.plot, "--plot")  # a bad suffix or no matplotlib: say so before the work
     platform, origin = load_platform(args.platform)
+    if collective.wanted(args, platform):   # issue 43: a collective's timetables
+        if getattr(args, "sizes", None):
+            raise InputError("<command line>", "--sizes", "MSCCL sizes are for a "
+                             "broadcast's schedules")
+        return collective.run_tradeoff(args, platform, origin, counts)
     shared = steps and has_link_rows(platform)
     steps = steps and not shared  # short synchronous steps hold ports only (issue 19)
     result = throughput(platform, "trees")
@@ -243,10 +247,10 @@ def _cmd_tradeoff(args) -> int:
     print(head + (f" {'steps ratio':>11} {'steps':>6}" if steps else ""))
     for row in rows:
         line = (f"{row['max_messages']:>8} {row['messages_per_period']:>9} "
-                f"{_decimal(row['ratio'], 6):>10} {_decimal(row['period'], 4):>16} "
+                f"{floor_decimal(row['ratio'], 6):>10} {floor_decimal(row['period'], 4):>16} "
                 f"{row['transfers']:>9} {row['file_bytes']:>11}")
         if steps:
-            line += f" {_decimal(row['steps_ratio'], 6):>11} {row['steps']:>6}"
+            line += f" {floor_decimal(row['steps_ratio'], 6):>11} {row['steps']:>6}"
         print(line)
     if steps:
         print("ratio: the timetable (version 2); steps ratio: synchronous steps (version 1,"
@@ -316,19 +320,6 @@ def huge_period_note(messages_per_period: int) -> str | None:
     digits = len(str(messages_per_period))
     return (f"note: the exact optimum needs a {digits}-digit number of messages per "
             "period; --max-messages 1000 gives a short period with a certified ratio")
-
-
-def ratio_text(ratio: Fraction) -> str:
-    """A certified ratio for a terminal: its decimal rounded down, and the exact value
-    when it is short (the file and --json have it whole)."""
-    text = format_exact(ratio)
-    return _decimal(ratio, 6) + (f" (exactly {text})" if len(text) <= 24 else "")
-
-
-def _decimal(x: Fraction, places: int) -> str:
-    """x rounded down to ``places`` decimals (a ratio is never shown above its value)."""
-    scaled = math.floor(x * 10 ** places)
-    return f"{scaled // 10 ** places}.{scaled % 10 ** places:0{places}d}"
 
 
 def _count(text, option) -> int:

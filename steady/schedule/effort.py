@@ -70,6 +70,14 @@ class Effort:
     #: Also count the period rule (002 §5.5's "one period later"), which pipelined
     #: forwarding never lags behind.
     period_rule: bool
+    #: Collectives (issue 43, :mod:`.collective`): chunk counts per root scored, trees
+    #: added to the optimum's for the integer packing (moved edges, perturbed pricing
+    #: rounds), the packing MILP's branch-and-bound nodes, timetables built.
+    collective_counts: int = 8
+    collective_neighbours: int = 300
+    collective_pricing: int = 16
+    collective_nodes: int = 300
+    collective_built: int = 3
 
     def but(self, **changes) -> "Effort":
         """This level with some bounds changed (benchmarks switch layers this way)."""
@@ -80,7 +88,8 @@ FAST = Effort("fast", families=1, list_rounds=2, tight_rounds=8, rules=2, round_
               all_placements=400_000, dinkelbach=False, count_kicks=0, cut_counts=False, order_search=0.0,
               swap_moves=10_000, regrow_both=False,
               ladder=(2, 5, 10, 20, 40), regrown=1, patience=2, list_run=False,
-              routed=1, period_rule=False)
+              routed=1, period_rule=False, collective_counts=4, collective_neighbours=0,
+              collective_pricing=0, collective_nodes=0, collective_built=1)
 DEFAULT = Effort("default", families=1, list_rounds=4, tight_rounds=40, rules=2, round_rules=1, run_placements=400_000,
                  all_placements=800_000, dinkelbach=True, count_kicks=20, cut_counts=False, order_search=0.0,
                  swap_moves=30_000, regrow_both=False,
@@ -91,7 +100,9 @@ THOROUGH = Effort("thorough", families=2, list_rounds=40, tight_rounds=200, rule
                   swap_moves=300_000, regrow_both=True,
                   ladder=(1, 2, 3, 5, 8, 10, 12, 15, 20, 24, 30, 40, 50, 70, 100, 200,
                           500, 1000),
-                  regrown=8, patience=7, list_run=True, routed=12, period_rule=True)
+                  regrown=8, patience=7, list_run=True, routed=12, period_rule=True,
+                  collective_counts=24, collective_neighbours=2000, collective_pricing=64,
+                  collective_nodes=2000, collective_built=6)
 
 LEVELS = {e.name: e for e in (FAST, DEFAULT, THOROUGH)}
 

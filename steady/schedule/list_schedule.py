@@ -23,11 +23,13 @@ import heapq
 import math
 import random
 
+from ..network.resources import alternative_routes, integer_parts, transfer_model
 from ..network.rows import integer_shares, link_shares
 from ..platform import Arc
 from .port_clock import PortClock
 from .rounds import link_rounds, rounds_needed
-from .timetable import Timetable, extend_runs, loads_of, ticks_per_unit
+from .route_rounds import rerouted_rounds, route_rounds
+from .timetable import Timetable, Tree, as_tree, extend_runs, loads_of, ticks_per_unit
 
 
 def busier_port(out_work: int, in_work: int):
@@ -276,3 +278,349 @@ def _chained(rounds: list[set]) -> list[set]:
         i = max(range(len(left)), key=lambda j: (len(last & rounds[left[j]]), -j))
         order.append(left.pop(i))
     return [rounds[i] for i in order]
+
+
+# -- a collective's routes under the resource rule (issue 43) ----------------------------
+
+def route_list_schedule(platform, trees, effort) -> Timetable:
+    """The timetable of a collective's ``trees`` (:class:`.timetable.Tree` with roots,
+    directions and routes) under the resource rule of :mod:`steady.network.resources`:
+    a tree edge is one transfer over its route, which holds its parts of the ports
+    (one-port) and of the links (multi-port, links between switches, shared network
+    links) while it runs; the edges of all trees over one route share its messages.
+
+    The routes split into *components* that share no resource (on an A100 box pair: the
+    NVSwitch routes and the InfiniBand ones), each scheduled alone from tick 0: a
+    component whose routes all cost the same and hold whole resources gets rounds
+    (:mod:`.route_rounds`: König matchings, Kempe swaps) when they reach its largest
+    load; the others are list scheduled as :func:`list_schedule` does (the same
+    priority rules, rounds and work bounds, :func:`runs_plan`).  The period is the
+    latest end, never below the largest resource load (checked exactly)."""
+    trees = [as_tree(t) for t in trees]
+    model = transfer_model(platform)
+    used: dict = {}
+    for tree in trees:
+        for arc in tree.arcs():
+            route = tree.route(arc)
+            used[route] = used.get(route, 0) + tree.weight
+    costs = {route: model.cost(route) for route in used}
+    unit = math.lcm(*(c.denominator for c in costs.values()))
+    cost = {route: int(c * unit) for route, c in costs.items()}
+    parts, capacity = integer_parts({route: model.holds(route)[1] for route in used})
+    runs: dict = {}
+    listed: dict = {}
+    moved: dict = {}   # ends -> the routes their messages take after rerouting
+    for component in route_components(used, parts):
+        found = _component_rounds(component, used, cost, parts, capacity)
+        if found is None and platform.switches:
+            found = _rerouted(platform, model, component, used, cost, parts, capacity,
+                              unit, moved)
+        if found is None:
+            listed.update({route: used[route] for route in component})
+        else:
+            runs.update(found)
+    if listed:
+        runs.update(_listed_routes(model, listed, cost, parts, capacity, unit, trees,
+                                   effort))
+    if moved:
+        trees = rerouted_trees(trees, moved, model)
+    makespan = max(s + n * cost.get(route) for route, rs in runs.items() for s, n in rs)
+    table = Timetable.from_route_runs(platform, trees, runs, makespan, unit)
+    table.check()
+    return table
+
+
+def route_components(used: dict, parts: dict) -> list[list]:
+    """The routes grouped by the resources they share (union-find), each group sorted,
+    in the order of their first routes."""
+    owner: dict = {}
+
+    def find(x):
+        while owner.setdefault(x, x) != x:
+            owner[x] = owner[owner[x]]
+            x = owner[x]
+        return x
+
+    for route in used:
+        names = [res for res, _ in parts[route]]
+        for res in names[1:]:
+            a, b = find(names[0]), find(res)
+            if a != b:
+                owner[b] = a
+    groups: dict = {}
+    for route in sorted(used):
+        groups.setdefault(find(parts[route][0][0]), []).append(route)
+    return list(groups.values())
+
+
+def _component_rounds(routes, used, cost, parts, capacity):
+    """Runs in rounds (:func:`.route_rounds.route_rounds`) of a component whose routes
+    all cost the same and hold whole resources (and fractions of resources that no
+    round can overfill, :func:`_never_full`), reaching its largest load; else None."""
+    c = cost[routes[0]]
+    if len(routes) == 1:   # one route alone: its messages back to back
+        return {routes[0]: [[0, used[routes[0]]]]}
+    if any(cost[r] != c for r in routes):
+        return None
+    whole = {r: [res for res, part in parts[r] if part == capacity[res]] for r in routes}
+    load: dict = {}
+    for r in routes:
+        for res in whole[r]:
+            load[res] = load.get(res, 0) + used[r]
+    whole = _ends_outside(routes, whole, load)
+    if whole is None or not _never_full(routes, parts, capacity, whole):
+        return None
+    need = max(load.values())
+    found = route_rounds({r: used[r] for r in routes}, whole, need)
+    if found is None:
+        return None
+    runs: dict = {r: [] for r in routes}
+    for i, members in enumerate(_chained([set(m) for m in found])):
+        for r in sorted(members):
+            extend_runs(runs[r], i * c, 1, c)
+    return runs
+
+
+def _ends_outside(routes, whole, load):
+    """{route: its whole resources, a sender-side one first and a receiver-side one
+    last} as :func:`.route_rounds.route_rounds` needs them (no route holds another's
+    first or last resource inside), or None: a resource is sender-side when every route
+    holding it leaves the same node (a host's uplink, a GPU's first link, an out-port),
+    receiver-side when every route holding it reaches the same node; of each side the
+    most loaded one is the end (a network section lists a route's shared links in no
+    particular order)."""
+    senders: dict = {}
+    receivers: dict = {}
+    for r in routes:
+        for res in whole[r]:
+            senders.setdefault(res, set()).add(r[0])
+            receivers.setdefault(res, set()).add(r[-1])
+    out = {}
+    for r in routes:
+        firsts = [res for res in whole[r] if len(senders[res]) == 1]
+        if not firsts:
+            return None
+        first = max(firsts, key=lambda res: (load[res], -whole[r].index(res)))
+        lasts = [res for res in whole[r] if len(receivers[res]) == 1 and res != first]
+        if not lasts:
+            return None
+        last = max(lasts, key=lambda res: (load[res], whole[r].index(res)))
+        out[r] = [first] + [res for res in whole[r] if res not in (first, last)] + [last]
+    return out
+
+
+def _never_full(routes, parts, capacity, whole) -> bool:
+    """Whether every resource that the routes hold only in part stays within its
+    capacity in any round (ours): the routes of a round hold pairwise distinct whole
+    resources, so a round holds at most, over the distinct first (and over the distinct
+    last) whole resources of the routes through it, the largest part of each (a network
+    section's shared backbone under host links that the rounds match)."""
+    through: dict = {}
+    for r in routes:
+        for res, part in parts[r]:
+            if part != capacity[res]:
+                through.setdefault(res, []).append((whole[r][0], whole[r][-1], part))
+    for res, items in through.items():
+        bounds = []
+        for side in (0, 1):
+            most: dict = {}
+            for item in items:
+                most[item[side]] = max(most.get(item[side], 0), item[2])
+            bounds.append(sum(most.values()))
+        if min(bounds) > capacity[res]:
+            return False
+    return True
+
+
+def _ends(held) -> tuple:
+    """A route's first and last resources (its sender's and receiver's side)."""
+    return (held[0][0], held[-1][0])
+
+
+def _rerouted(platform, model, routes, used, cost, parts, capacity, unit, moved):
+    """Runs in rounds whose routes are chosen per round (:func:`.route_rounds
+    .rerouted_rounds`) for a component of one cost and whole resources, reaching its
+    ends' largest load; the routes its messages now take are added to ``moved`` (and
+    ``cost``, ``parts``); None when it does not apply or finds no routing."""
+    c = cost[routes[0]]
+    if any(cost[r] != c or any(part != capacity[res] for res, part in parts[r])
+           for r in routes):
+        return None
+    counts: dict = {}
+    choices: dict = {}
+    for r in routes:
+        ends = _ends(parts[r])
+        counts[ends] = counts.get(ends, 0) + used[r]
+        if ends not in choices:
+            options = []
+            for other in alternative_routes(platform, r, model, longer=0):
+                oc, held = model.holds(other)
+                if (oc * unit != c or _ends(held) != ends
+                        or any(part != 1 for _, part in held)):
+                    continue
+                options.append((other, frozenset(res for res, _ in held[1:-1])))
+            choices[ends] = options
+    load: dict = {}
+    for (a, b), k in counts.items():
+        load[a] = load.get(a, 0) + k
+        load[b] = load.get(b, 0) + k
+    found = rerouted_rounds(counts, choices, max(load.values()))
+    if found is None:
+        return None
+    runs: dict = {}
+    for i, members in enumerate(_chained([set(m) for m in found])):
+        for r in sorted(members):
+            if r not in runs:
+                runs[r] = []
+                cost[r] = c
+                parts.setdefault(r, [(res, capacity.setdefault(res, 1))
+                                     for res, _ in model.holds(r)[1]])
+            extend_runs(runs[r], i * c, 1, c)
+    for r, rs in runs.items():
+        ends = _ends(model.holds(r)[1])
+        moved.setdefault(ends, []).extend([r] * sum(n for _, n in rs))
+    return runs
+
+
+def rerouted_trees(trees, moved: dict, model) -> list:
+    """The trees with the routes their edges' messages take after rerouting
+    (``moved``: {ends: [route per message]}): an edge of weight w whose ends were
+    rerouted takes the next w routes of its ends; a tree whose edges now take several
+    routes splits into trees of one route per edge (message j of the tree takes the
+    j-th route of every edge), identical ones merged."""
+    queues = {ends: sorted(routes) for ends, routes in moved.items()}
+    out = []
+    for tree in trees:
+        per_edge = {}
+        for child in tree.parent:
+            arc = tree.arc(child)
+            ends = _ends(model.holds(tree.route(arc))[1])
+            if ends in queues:
+                per_edge[child] = queues[ends][:tree.weight]
+                del queues[ends][:tree.weight]
+        if not per_edge:
+            out.append(tree)
+            continue
+        split: dict = {}
+        for j in range(tree.weight):
+            routes = dict(tree.routes or {})
+            for child, taken in per_edge.items():
+                inner = tuple(taken[j][1:-1])
+                if inner:
+                    routes[child] = inner
+                else:
+                    routes.pop(child, None)
+            key = tuple(sorted(routes.items()))
+            split[key] = split.get(key, 0) + 1
+        for key, w in split.items():
+            out.append(Tree(tree.parent, w, tree.root, tree.direction, dict(key) or None))
+    return out
+
+
+def _listed_routes(model, used, cost, parts, capacity, unit, trees, effort) -> dict:
+    """{route: runs} of the routes of ``used`` by the list schedule (the rules and
+    rounds of :func:`list_schedule`, the best makespan kept)."""
+    lower = math.ceil(max(model.loads(used).values()) * unit)
+    messages = sum(t.weight for t in trees)
+    budget = 4 * messages + len(used)
+    rules, rounds, chunk = runs_plan(sum(used.values()), effort)
+    best, states = None, []
+    for key, stick in PRIORITIES[:rules]:
+        if best is not None and best[0] == lower:
+            break
+        state = [None, (key, stick), {}, 0]
+        best = _route_round(state, best, used, cost, parts, capacity, chunk, lower, budget)
+        states.append(state)
+    states.sort(key=lambda state: state[0])
+    rng = random.Random(0)
+    for state in states[:effort.round_rules]:
+        for _ in range(rounds - 1):
+            if best[0] == lower:
+                break
+            if state[3] >= STALE_ROUNDS:
+                names = sorted(state[2]) or sorted(capacity)
+                for res in rng.sample(names, min(JOLTED, len(names))):
+                    state[2][res] = state[2].get(res, 0) + rng.randint(0, lower // 50)
+                state[3] = 0
+            best = _route_round(state, best, used, cost, parts, capacity, chunk, lower,
+                                budget)
+    return best[2]
+
+
+def _route_round(state, best, used, cost, parts, capacity, chunk, lower: int, budget: int):
+    """One greedy run of :func:`greedy_routes` under ``state``'s rule and boosts (as
+    :func:`_round`); the best (makespan, transfers, runs) returned."""
+    key, stick = state[1]
+    runs, ends = greedy_routes(used, cost, parts, capacity, key, state[2], stick, chunk)
+    makespan = max(ends.values())
+    pieces = sum(len(rs) for rs in runs.values())
+    if best is None or (pieces <= budget and (makespan, pieces) < best[:2]):
+        best = (makespan, pieces, runs)
+    state[3] = 0 if state[0] is None or makespan < state[0] else state[3] + 1
+    state[0] = makespan if state[0] is None else min(state[0], makespan)
+    for res, end in ends.items():   # resources that ended late go first next round
+        if end > lower:
+            state[2][res] = state[2].get(res, 0) + end - lower
+    return best
+
+
+def greedy_routes(used: dict, cost: dict, parts: dict, capacity: dict, key=busier_port,
+                  boost=None, stick: bool = False, chunk: int = 1):
+    """({route: [[start, messages], ...]}, {resource: when its last transfer ends}):
+    ``chunk`` messages at a time of the routes whose resources have room (``parts``,
+    ``capacity``: :func:`steady.network.resources.integer_parts`), by ``key`` of the
+    remaining work (in ticks, per unit of capacity, plus ``boost``) of the busiest
+    resource on the route's sending half and on its receiving half (ports are its ends
+    in the one-port model); on ties the route that just sent goes on.  List
+    scheduling: at every event the routes through a resource freed then are tried (no
+    other can have gained room)."""
+    boost = boost or {}
+    left = dict(used)
+    work: dict = {}
+    through: dict = {}
+    for route, k in sorted(used.items()):
+        for res, part in parts[route]:
+            work[res] = work.get(res, 0) + k * cost[route] * part
+            through.setdefault(res, []).append(route)
+    halves = {}
+    for route, held in parts.items():
+        names = [res for res, _ in held]
+        cut = max(1, len(names) // 2)
+        halves[route] = (names[:cut], names[cut:] or names[:cut])
+    clock = PortClock(parts, capacity, ports=False)
+    runs: dict = {route: [] for route in used}
+    ends: dict = {}
+    pending = sum(left.values())
+    fresh = sorted(used)
+    while pending:
+        t, ended = clock.advance()
+        if ended:
+            fresh = {r for _, _, route in ended for res, _ in parts[route]
+                     for r in through[res] if left[r]}
+        candidates = []
+        for route in fresh:
+            if not left[route] or clock.full(route, route):
+                continue
+            last = runs[route][-1] if runs[route] else None
+            going_on = last is not None and last[0] + last[1] * cost[route] == t
+            extra = min(chunk, left[route]) * cost[route] if going_on and stick else 0
+            sending, receiving = halves[route]
+            out_work = max(work[r] // capacity[r] + boost.get(r, 0) for r in sending)
+            in_work = max(work[r] // capacity[r] + boost.get(r, 0) for r in receiving)
+            candidates.append((key(out_work + extra, in_work + extra), not going_on, route))
+        candidates.sort()
+        for _, _, route in candidates:
+            if clock.full(route, route):
+                continue   # a resource in use ends a transfer later: an event comes
+            k = min(chunk, left[route])
+            c = cost[route]
+            left[route] -= k
+            pending -= k
+            for res, part in parts[route]:
+                work[res] -= k * c * part
+                ends[res] = max(ends.get(res, 0), t + k * c)
+            clock.start(route, t + k * c, route, route)
+            extend_runs(runs[route], t, k, c)
+        if pending and not clock:   # pragma: no cover - every route fits an idle fabric
+            raise AssertionError("list schedule stalled with messages left")
+    return runs, ends

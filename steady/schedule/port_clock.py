@@ -23,11 +23,15 @@ Arc = tuple[str, str]
 class PortClock:
     """Busy out-ports and in-ports, shared links' capacity in use, and the transfers in
     progress by end time.  ``parts`` and ``capacity`` are those of
-    :func:`steady.schedule.timed.integer_shares` (empty without shared links)."""
+    :func:`steady.network.rows.integer_shares` (empty without shared links), or for a
+    collective's routes those of :func:`steady.network.resources.integer_parts`, keyed
+    by route (the ``key`` of :meth:`start` and :meth:`full`).  ``ports=False`` (the
+    multi-port model, issue 43): no port is ever busy, only the parts bind."""
 
-    def __init__(self, parts: dict, capacity: dict):
+    def __init__(self, parts: dict, capacity: dict, ports: bool = True):
         self.parts = parts
         self.capacity = capacity
+        self.ports = ports
         self.in_use: dict[str, int] = {}
         self.busy_out: set = set()
         self.busy_in: set = set()
@@ -43,33 +47,38 @@ class PortClock:
         then]), with those transfers' ports and link capacity freed."""
         t = heapq.heappop(self._times)
         ended = self._ending.pop(t, [])
-        for tail, head, _ in ended:
+        for tail, head, _, key in ended:
             self.busy_out.discard(tail)
             self.busy_in.discard(head)
             if self.parts:
-                for lid, share in self.parts.get((tail, head), ()):
+                for lid, share in self.parts.get(key, ()):
                     self.in_use[lid] -= share
-        return t, ended
+        return t, [item[:3] for item in ended]
 
     def free(self, tail: str, head: str) -> bool:
         """Whether ``tail``'s out-port and ``head``'s in-port are both free."""
-        return tail not in self.busy_out and head not in self.busy_in
+        return not self.ports or tail not in self.busy_out and head not in self.busy_in
 
-    def full(self, arc: Arc) -> bool:
-        """Whether a shared link on ``arc``'s route lacks room for one more transfer."""
-        return bool(self.parts) and link_full(arc, self.parts, self.in_use, self.capacity)
+    def full(self, arc: Arc, key=None) -> bool:
+        """Whether a shared link on ``arc``'s route (the parts of ``key``, default the
+        arc) lacks room for one more transfer."""
+        return bool(self.parts) and link_full(arc if key is None else key, self.parts,
+                                              self.in_use, self.capacity)
 
-    def start(self, arc: Arc, end: int, payload) -> None:
-        """A transfer over ``arc`` from now to tick ``end`` carrying ``payload``: its
-        ports are busy and its shared links hold their part until then."""
-        tail, head = arc
-        self.busy_out.add(tail)
-        self.busy_in.add(head)
+    def start(self, arc: Arc, end: int, payload, key=None) -> None:
+        """A transfer over ``arc`` (the parts of ``key``, default the arc) from now to
+        tick ``end`` carrying ``payload``: its ports are busy and its shared links hold
+        their part until then."""
+        tail, head = arc[0], arc[-1]
+        key = arc if key is None else key
+        if self.ports:
+            self.busy_out.add(tail)
+            self.busy_in.add(head)
         if self.parts:
-            for lid, share in self.parts.get(arc, ()):
+            for lid, share in self.parts.get(key, ()):
                 self.in_use[lid] = self.in_use.get(lid, 0) + share
         ending = self._ending.get(end)
         if ending is None:
             ending = self._ending[end] = []
             heapq.heappush(self._times, end)
-        ending.append((tail, head, payload))
+        ending.append((tail, head, payload, key))

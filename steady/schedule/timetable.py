@@ -29,25 +29,86 @@ periods) is the largest ceil(lag / weight) (proofs/finite-horizon.md).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from functools import cached_property
-from typing import Mapping, NamedTuple
+from typing import Mapping
 
+from ..network.resources import integer_parts, resource_words, transfer_model
 from ..network.rows import (conflicting_arcs, integer_shares, link_loads, link_shares)
-from ..schedule_file import (TIMED, PriceCertificate, Schedule, TimedTransfer, TreeEntry,
-                             timed)
+from ..schedule_file import (OUT, TIMED, CollectiveSpec, FabricCertificate,
+                             PriceCertificate, Schedule, TimedTransfer, TreeEntry, timed,
+                             transfer_cost)
 
 Arc = tuple[str, str]
 Port = tuple[str, str]   # ("out", u) or ("in", v)
 
 
-class Tree(NamedTuple):
+@dataclass(frozen=True, eq=True)
+class Tree:
     """A weighted tree of a timetable: ``parent`` {child: parent}, ``weight`` messages
-    per period."""
+    per period.  A collective's tree (issue 43) also has its ``root`` (None: the
+    platform's source), its ``direction`` (``"out"``: data from parent to child;
+    ``"in"``: from child to parent, reduced where streams meet) and ``routes``
+    ({child: (switch, ...)}, the switches its edge crosses; None or absent: a link).
+    It unpacks as the pair (parent, weight), as the broadcast code reads it."""
 
     parent: dict
     weight: int
+    root: str | None = None
+    direction: str = OUT
+    routes: Mapping | None = None
+
+    def __iter__(self):
+        return iter((self.parent, self.weight))
+
+    def __len__(self) -> int:
+        return 2
+
+    def _replace(self, **changes) -> "Tree":
+        """A copy with some fields changed (as a named tuple's)."""
+        return replace(self, **changes)
+
+    def arc(self, child: str) -> Arc:
+        """The edge of ``child`` as the data flows: (sender, receiver)."""
+        par = self.parent[child]
+        return (par, child) if self.direction == OUT else (child, par)
+
+    def arcs(self) -> list[Arc]:
+        return [self.arc(c) for c in self.parent]
+
+    def route(self, arc: Arc) -> tuple:
+        """The nodes the edge ``arc`` visits, sender first."""
+        if not self.routes:
+            return arc
+        child = arc[1] if self.direction == OUT else arc[0]
+        return (arc[0],) + tuple(self.routes.get(child, ())) + (arc[1],)
+
+    @property
+    def collective(self) -> bool:
+        return self.root is not None or self.direction != OUT or bool(self.routes)
+
+
+class _EdgeCosts(dict):
+    """{(tree, arc): ticks per message}, a key that is no tree edge (a corrupted
+    timetable under test) costed as its arc's route."""
+
+    def __init__(self, table):
+        super().__init__()
+        self.table = table
+
+    def __missing__(self, key):
+        c = self.table.model.cost(self.table.route(key)) * self.table.unit
+        self[key] = int(c) if c.denominator == 1 else c
+        return self[key]
+
+
+def as_tree(tree) -> Tree:
+    """A :class:`Tree` from itself or from (parent, weight[, root, direction, routes])."""
+    if isinstance(tree, Tree):
+        return tree
+    parent, weight, *rest = tree
+    return Tree(dict(parent), int(weight), *rest)
 
 
 def ticks_per_unit(platform, arcs, times=()) -> int:
@@ -83,13 +144,14 @@ class Timetable:
     def build(cls, platform, trees, runs, period: int, unit: int) -> "Timetable":
         """From runs in any order ({(tree, arc): [[start, count], ...]}); empty runs and
         zero counts dropped, runs sorted and merged where back to back."""
-        trees = tuple(Tree(dict(p), int(w)) for p, w in trees)
-        cost = {arc: int(platform.cost(*arc) * unit) for _, arc in runs}
+        trees = tuple(as_tree(t) for t in trees)
+        model = transfer_model(platform)
+        cost = {key: int(model.cost(trees[key[0]].route(key[1])) * unit) for key in runs}
         clean = {}
         for key, rs in runs.items():
             merged: list = []
             for start, count in sorted((int(s), int(n)) for s, n in rs if n):
-                extend_runs(merged, start, count, cost[key[1]])
+                extend_runs(merged, start, count, cost[key])
             if merged:
                 clean[key] = tuple(map(tuple, merged))
         return cls(platform, trees, int(unit), int(period), clean)
@@ -102,8 +164,8 @@ class Timetable:
         runs: dict = {}
         for arc, rs in arc_runs.items():
             c = int(platform.cost(*arc) * unit)
-            queue = [[l, w] for l, (parent, w) in enumerate(trees)
-                     if parent.get(arc[1]) == arc[0]]
+            queue = [[l, t.weight] for l, t in enumerate(map(as_tree, trees))
+                     if t.parent.get(arc[1]) == arc[0]]
             for start, count in sorted(rs):
                 at = start
                 while count:
@@ -118,21 +180,53 @@ class Timetable:
         return cls.build(platform, trees, runs, period, unit)
 
     @classmethod
+    def from_route_runs(cls, platform, trees, route_runs, period: int,
+                        unit: int) -> "Timetable":
+        """From per-route runs {route: [[start, count], ...]} (a collective's resource
+        view, issue 43): each route's messages go to the tree edges over it in tree
+        order, as :meth:`from_arc_runs` does."""
+        trees = [as_tree(t) for t in trees]
+        model = transfer_model(platform)
+        edges: dict = {}
+        for l, tree in enumerate(trees):
+            for arc in tree.arcs():
+                edges.setdefault(tree.route(arc), []).append([(l, arc), tree.weight])
+        runs: dict = {}
+        for route, rs in route_runs.items():
+            c = int(model.cost(route) * unit)
+            queue = edges[route]
+            for start, count in sorted(rs):
+                at = start
+                while count:
+                    edge = queue[0]
+                    piece = min(count, edge[1])
+                    runs.setdefault(edge[0], []).append([at, piece])
+                    at += piece * c
+                    count -= piece
+                    edge[1] -= piece
+                    if edge[1] == 0:
+                        queue.pop(0)
+        return cls.build(platform, trees, runs, period, unit)
+
+    @classmethod
     def of(cls, schedule: Schedule, unit: int | None = None) -> "Timetable":
         """The timetable of a schedule document (version 1 is read through its timed
         form), in its own ticks or ``unit`` (a multiple of them)."""
         table = timed(schedule)
         platform = table.platform
-        own = ticks_per_unit(platform, {t.arc for t in table.transfers},
-                             [t.start for t in table.transfers] + [table.period])
+        costs = {transfer_cost(platform, table.trees, t) for t in table.transfers}
+        own = math.lcm(*(Fraction(c).denominator for c in costs),
+                       *(Fraction(t).denominator for t in
+                         [t.start for t in table.transfers] + [table.period]))
         unit = own if unit is None else unit
         if unit % own:
             raise ValueError(f"{unit} ticks per time unit do not hold this timetable's")
         runs: dict = {}
         for t in table.transfers:
             runs.setdefault((t.tree, t.arc), []).append([t.start * unit, t.messages])
-        return cls.build(platform, [(e.parent, e.weight) for e in table.trees], runs,
-                         table.period * unit, unit)
+        trees = [Tree(e.parent, e.weight, e.root, e.direction, dict(e.routes) or None)
+                 if e.collective else Tree(e.parent, e.weight) for e in table.trees]
+        return cls.build(platform, trees, runs, table.period * unit, unit)
 
     def replace(self, trees=None, runs=None, period: int | None = None) -> "Timetable":
         """The same platform and unit with other trees, runs or period."""
@@ -161,10 +255,49 @@ class Timetable:
                 out[arc] = int(c)
         return out
 
+    @cached_property
+    def model(self):
+        """The resource rule of the platform (:mod:`steady.network.resources`)."""
+        return transfer_model(self.platform)
+
+    @cached_property
+    def edge_cost(self) -> dict:
+        """Ticks per message of a tree edge {(tree, arc): ticks}: its route's slowest
+        link (the link's cost for a broadcast tree); filled when asked."""
+        return _EdgeCosts(self)
+
+    def route(self, key) -> tuple:
+        """The nodes the tree edge ``key`` = (tree, arc) visits, sender first."""
+        return self.trees[key[0]].route(key[1])
+
+    @property
+    def collective(self) -> bool:
+        """Whether a tree has a root, a direction or routes of its own (issue 43), or
+        the platform is multi-port or switched."""
+        return not self.platform.classic or any(t.collective for t in self.trees)
+
     @property
     def messages(self) -> int:
         """Messages per period: the trees' weights."""
         return sum(t.weight for t in self.trees)
+
+    def root_messages(self) -> dict:
+        """{(root, direction): messages per period of its trees} (the source for a
+        tree without a root)."""
+        out: dict = {}
+        for t in self.trees:
+            key = (t.root if t.root is not None else self.platform.source, t.direction)
+            out[key] = out.get(key, 0) + t.weight
+        return out
+
+    @cached_property
+    def route_counts(self) -> dict:
+        """Messages per period on every route used {route: n}."""
+        out: dict = {}
+        for key, rs in self.runs.items():
+            route = self.route(key)
+            out[route] = out.get(route, 0) + sum(n for _, n in rs)
+        return out
 
     @property
     def period_time(self) -> Fraction:
@@ -192,7 +325,7 @@ class Timetable:
 
     def slots(self, key) -> list[int]:
         """The start ticks of the message slots of ``key`` = (tree, arc), in order."""
-        c = self.cost[key[1]]
+        c = self.edge_cost[key]
         return [s + k * c for s, n in self.runs.get(key, ()) for k in range(n)]
 
     def arc_slots(self) -> dict[Arc, list[int]]:
@@ -216,7 +349,10 @@ class Timetable:
     @property
     def lower(self) -> Fraction:
         """The largest load, in ticks (exact: a shared link's may not be whole): no
-        timetable of these counts has a shorter period (:func:`loads_of`)."""
+        timetable of these counts has a shorter period (:func:`loads_of`; for a
+        collective the resources' loads, :meth:`TransferModel.loads`)."""
+        if self.collective:
+            return max(self.model.loads(self.route_counts).values()) * self.unit
         return max(loads_of(self.platform, self.counts).values()) * self.unit
 
     def shares(self):
@@ -226,7 +362,7 @@ class Timetable:
 
     def end(self) -> int:
         """When the last transfer ends, in ticks."""
-        return max((s + n * self.cost[arc] for (_, arc), rs in self.runs.items()
+        return max((s + n * self.edge_cost[key] for key, rs in self.runs.items()
                     for s, n in rs), default=0)
 
     # -- the pipelined lags -------------------------------------------------------------
@@ -265,7 +401,12 @@ class Timetable:
 
     def schedule(self, result) -> Schedule:
         """The version 2 document, with ``result``'s certificate (an exact optimum: its
-        port prices certify the ratio throughput / TP*, proofs/timed-schedule.md)."""
+        port prices certify the ratio throughput / TP*, proofs/timed-schedule.md); for a
+        collective's optimum (issue 43: a result with ``roots``), the trees' roots,
+        directions and routes, the collective, and its certificate, which certifies the
+        rate per root against the optimum x*."""
+        if hasattr(result, "roots"):
+            return self._collective_schedule(result)
         messages = self.messages
         throughput = Fraction(messages * self.unit, self.period)
         extra = {"optimum": result.throughput, "ratio": throughput / result.throughput}
@@ -274,50 +415,82 @@ class Timetable:
                         (), extra, PriceCertificate.of(result.certificate),
                         tuple(self.transfers()), TIMED)
 
+    def rate(self, roots) -> Fraction:
+        """The rate per root x = m_r / (ρ_r·period) of a collective's timetable
+        (``roots``: {(root, direction): ρ_r}; the same for every root by
+        construction)."""
+        mine = self.root_messages()
+        rates = {Fraction(mine.get(r, 0) * self.unit, self.period) / rho
+                 for r, rho in roots.items()}
+        if len(rates) != 1:
+            raise AssertionError("postcondition: the roots' messages are not in their rates")
+        return rates.pop()
+
+    def _collective_schedule(self, result) -> Schedule:
+        rate = self.rate(result.roots)
+        extra = {"optimum": result.rate, "ratio": rate / result.rate}
+        trees = tuple(TreeEntry.from_parent(t.parent, t.weight, t.root, t.direction,
+                                            t.routes) for t in self.trees)
+        messages = self.messages
+        return Schedule(self.platform, Fraction(messages * self.unit, self.period),
+                        self.period_time, messages, trees, (), extra,
+                        FabricCertificate.of(result.certificate), tuple(self.transfers()),
+                        TIMED, collective_spec(self.platform, result))
+
     def check(self) -> None:
         """Runtime postcondition, exact and cheap: every tree edge carries its weight and
-        nothing else is carried, each port's intervals are disjoint inside [0, period],
-        every shared link is within its capacity at every instant, and the period is at
+        nothing else is carried, every transfer lies inside [0, period], every resource
+        it holds (:mod:`steady.network.resources`: ports, a collective's links, shared
+        network links) is within its capacity at every instant, and the period is at
         least the largest load."""
         carried: dict = {}
-        for (l, arc), rs in self.runs.items():
-            carried[(l, arc)] = sum(n for _, n in rs)
-        wanted = {(l, (p, c)): t.weight for l, t in enumerate(self.trees)
-                  for c, p in t.parent.items()}
+        for key, rs in self.runs.items():
+            carried[key] = sum(n for _, n in rs)
+        wanted = {(l, arc): t.weight for l, t in enumerate(self.trees) for arc in t.arcs()}
         if carried != wanted:
             wrong = next(k for k in set(carried) | set(wanted)
                          if carried.get(k) != wanted.get(k))
             raise AssertionError(f"postcondition: tree {wrong[0]} edge {wrong[1]} carries "
                                  f"{carried.get(wrong, 0)}, not {wanted.get(wrong, 0)}")
-        ports: dict = {}
-        for arc, rs in self.arc_runs().items():
-            for s, n in rs:
-                end = s + n * self.cost[arc]
-                if s < 0 or end > self.period:
-                    raise AssertionError(f"postcondition: a transfer on {arc} leaves the "
-                                         "period")
-                ports.setdefault(("out", arc[0]), []).append((s, end))
-                ports.setdefault(("in", arc[1]), []).append((s, end))
-        for port, spans in ports.items():
-            spans.sort()
-            if any(a[1] > b[0] for a, b in zip(spans, spans[1:])):
-                raise AssertionError(f"postcondition: port {port} serves two transfers "
-                                     "at once")
-        parts, capacity = self.shares()
+        holds = {}
+        for key in self.runs:
+            route = self.route(key)
+            if route not in holds:
+                holds[route] = self.model.holds(route)[1]
+        parts, capacity = integer_parts(holds)
         changes: dict = {}
-        for arc, rs in self.arc_runs().items():
-            for lid, part in parts.get(arc, ()):
-                for s, n in rs:
-                    changes.setdefault(lid, []).extend(
-                        [(s + n * self.cost[arc], -part), (s, part)])
-        for lid, items in changes.items():
+        for key, rs in self.runs.items():
+            c = self.edge_cost[key]
+            for s, n in rs:
+                end = s + n * c
+                if s < 0 or end > self.period:
+                    raise AssertionError(f"postcondition: a transfer on {key[1]} leaves "
+                                         "the period")
+                for res, part in parts[self.route(key)]:
+                    changes.setdefault(res, []).extend([(end, -part), (s, part)])
+        for res, items in changes.items():
             use = 0
             for _, change in sorted(items):   # at one instant the ends come first
                 use += change
-                if use > capacity[lid]:
-                    raise AssertionError(f"postcondition: shared link {lid} over capacity")
+                if use > capacity[res]:
+                    raise AssertionError(f"postcondition: {resource_words(res)} over "
+                                         "capacity")
         if self.runs and self.period < self.lower:   # pragma: no cover - by construction
             raise AssertionError("postcondition: period below the largest load")
+
+
+def collective_spec(platform, result) -> CollectiveSpec:
+    """The :class:`CollectiveSpec` of a collective's optimum (a broadcast names its
+    sources and rates unless it is the platform's source alone)."""
+    if result.kind != "broadcast":
+        return CollectiveSpec(result.kind)
+    roots = result.roots
+    if list(roots) == [(platform.source, OUT)] and roots[(platform.source, OUT)] == 1:
+        return CollectiveSpec("broadcast")
+    sources = tuple(v for v, _ in roots)
+    rates = tuple(roots.values())
+    return CollectiveSpec("broadcast", sources,
+                          None if all(r == 1 for r in rates) else rates)
 
 
 def loads_of(platform, counts) -> dict[tuple[str, str], Fraction]:

@@ -16,14 +16,14 @@ from ..exact.lp import CertificationError
 from ..exact.scaling import solve_scaled
 from ..inputs import as_platform, platform_and_tree
 from ..numbers import format_exact, lcm_of_denominators
-from .collective import KINDS as COLLECTIVES, collective_throughput
+from .collective import KINDS as COLLECTIVES, collective_throughput, tree_pool
 from .compact import compact_trees
 from .cuts import solve_cuts
 from .dag import solve_dag
 from .flow import solve_flow
 from .ports import port_loads
-from .result import (Certificate, CollectiveCertificate, CollectiveResult, CutCertificate,
-                     RootedTree, ThroughputResult)
+from .result import (BUS_FACTOR, Certificate, CollectiveCertificate, CollectiveResult,
+                     CutCertificate, RootedTree, ThroughputResult)
 from .tree import solve_tree, tree_formula
 from .trees import solve_trees
 
@@ -150,5 +150,6 @@ def _scaled_back(platform, r: ThroughputResult, a: Fraction) -> ThroughputResult
 
 __all__ = ["throughput", "dag_throughput", "tree_throughput", "compact_trees",
            "ThroughputResult", "Certificate", "CertificationError", "tree_formula",
-           "port_loads", "collective_throughput", "COLLECTIVES", "CollectiveResult",
-           "CollectiveCertificate", "CutCertificate", "RootedTree"]
+           "port_loads", "collective_throughput", "tree_pool", "COLLECTIVES",
+           "CollectiveResult",
+           "CollectiveCertificate", "CutCertificate", "RootedTree", "BUS_FACTOR"]

@@ -182,15 +182,19 @@ def _result(platform, kind, roots, sol, group, why, a, bound) -> CollectiveResul
     order = group.order if group is not None else 1
     x = sol.x / a
     trees = []
-    for k, rate in _tree_rates(master, sol.solution):
+    pool = []   # every tree the search generated, with its images: integer packings
+    names = np.array(platform.nodes, dtype=object)
+    rates = dict(_tree_rates(master, sol.solution))
+    for k in range(len(master.trees)):
         root = master.tree_roots[k]
         shape = _shape(fabric, root, master.trees[k], master.tree_hops[k])
         if group is None:
-            trees.append((_image(shape, root, platform.nodes), rate / a))
-            continue
-        names = np.array(platform.nodes, dtype=object)
-        for _, g in group.orbit(root[0]):
-            trees.append((_image(shape, root, names[g]), rate / a))
+            images = (_image(shape, root, platform.nodes),)
+        else:
+            images = tuple(_image(shape, root, names[g]) for _, g in group.orbit(root[0]))
+        pool.append(images)
+        if k in rates:
+            trees.extend((image, rates[k] / a) for image in images)
     # Prices on every row: the pricing prices p_j over |G| (proofs/collectives.md).
     prices = {fabric.rows[j][0]: p / order / a for j, p in enumerate(sol.prices)}
     compute = fabric.compute
@@ -218,7 +222,7 @@ def _result(platform, kind, roots, sol, group, why, a, bound) -> CollectiveResul
                                         tuple(platform.symmetry) if group is not None else (),
                                         cut)
     return CollectiveResult(kind, x, dict(roots), tuple(trees), certificate, compute,
-                            platform.ports, stats)
+                            platform.ports, stats, tuple(pool))
 
 
 def _tree_rates(master, solution):
@@ -369,3 +373,127 @@ def _lcm_den(values) -> int:
     for v in values:
         scale = lcm(scale, Fraction(v).denominator)
     return scale
+
+
+# -- more trees, for integer packings of short periods -------------------------------
+
+def tree_pool(platform, result, rounds: int = 16, seed: int = 0,
+              neighbours: int = 2000) -> tuple:
+    """Trees for the integer packings of a short period (ours), each with its images
+    under the symmetry -- the format of ``result.pool``:
+
+    * *neighbours*: the optimum's trees with one edge moved to another parent whose
+      cheapest route costs the same under the certificate's prices (exact), so that the
+      tree still costs w_r: every such tree may carry rate in an optimum (complementary
+      slackness), and mixes of them balance loads that the optimum's few trees balance
+      only with large denominators (A100, 2 boxes: trees crossing InfiniBand once and
+      twice); at most ``neighbours``;
+    * the cheapest tree of every representative root under ``rounds`` random
+      perturbations of the prices (each row orbit's price times 1 ± 1/2, rows without a
+      price given a little): nearly optimal trees.
+
+    Which mix packs best in integers is the packing's question (steady.schedule
+    .collective).  A search, seeded (the same input gives the same trees), its work
+    bounded by ``rounds`` and ``neighbours``."""
+    import random
+
+    from .fabric import Fabric
+    from .trees import RoutePricing
+
+    platform = as_platform(platform)
+    roots = result.roots
+    group, _ = root_symmetry(platform, roots)
+    fabric = Fabric(platform, roots)
+    orbits = group.row_orbits(fabric) if group is not None else None
+    if orbits is None:
+        group, orbits = None, [[j] for j in range(len(fabric.rows))]
+    reps = group.reps if group is not None else list(roots)
+    pricing = RoutePricing(fabric, group if group is not None and group.acts_on_compute
+                           else None)
+    base = [float(result.certificate.prices.get(key, 0)) for key, _ in fabric.rows]
+    positive = [p for p in base if p > 0]
+    floor = (sum(positive) / len(positive) if positive else 1.0) / 20
+    names = np.array(platform.nodes, dtype=object)
+    rng = random.Random(seed)
+    seen, pool = set(), []
+
+    def keep(r, parent, hops):
+        key = (r, frozenset(parent.items()),
+               frozenset((c, tuple(h)) for c, h in hops.items()))
+        if key in seen:
+            return
+        seen.add(key)
+        shape = _shape(fabric, r, parent, hops)
+        if group is None:
+            pool.append((_image(shape, r, platform.nodes),))
+        else:
+            pool.append(tuple(_image(shape, r, names[g]) for _, g in group.orbit(r[0])))
+
+    for r, parent, hops in _neighbours(fabric, result, reps, pricing, neighbours):
+        keep(r, parent, hops)
+    for _ in range(rounds):
+        prices = [0.0] * len(base)
+        for orbit in orbits:
+            factor = 0.5 + rng.random()
+            for j in orbit:
+                prices[j] = (base[j] or floor * rng.random()) * factor
+        closure = pricing.closure(prices)
+        for r in reps:
+            _, parent, hops = pricing.cheapest(closure, r)
+            keep(r, parent, hops)
+    return tuple(pool)
+
+
+def _neighbours(fabric, result, reps, pricing, most: int):
+    """(root, parent, hops) of the optimum's trees at the representative roots with one
+    edge moved (see :func:`tree_pool`), in a deterministic order, at most ``most``."""
+    from .fabric import price_scale
+
+    cert = result.certificate
+    prices = [Fraction(cert.prices.get(key, 0)) for key, _ in fabric.rows]
+    scale = price_scale(fabric, prices)
+    compute = fabric.compute
+    cheapest = {}
+    for s, t, w, route in pricing.closure(prices, scale)[0]:
+        cheapest[(compute[s], compute[t])] = (w, route)
+    link = fabric.link_index
+    found = 0
+    for tree, _ in result.trees:
+        r = (tree.root, tree.direction)
+        if r not in reps:
+            continue
+        parent = dict(tree.parent)
+        hops = {c: tuple(link[(a, b)] for a, b in zip(path, path[1:]))
+                for c in parent for path in (tree.route(c),)}
+        children: dict = {}
+        for c, par in parent.items():
+            children.setdefault(par, []).append(c)
+        for v in sorted(parent):
+            below, stack = {v}, [v]
+            while stack:
+                for c in children.get(stack.pop(), ()):
+                    below.add(c)
+                    stack.append(c)
+            old = _edge(parent[v], v, r[1])
+            if old not in cheapest:
+                continue
+            price = cheapest[old][0]
+            for u in compute:
+                if u in below or u == parent[v]:
+                    continue
+                new = _edge(u, v, r[1])
+                if cheapest.get(new, (None,))[0] != price:
+                    continue
+                moved = dict(parent)
+                moved[v] = u
+                routes = dict(hops)
+                routes[v] = pricing.fabric.resolve(cheapest[new][1], pricing.symmetry)
+                yield r, moved, routes
+                found += 1
+                if found >= most:
+                    return
+
+
+def _edge(par, child, direction) -> tuple:
+    """The (sender, receiver) of a tree edge as the data flows."""
+    return (par, child) if direction == OUT else (child, par)

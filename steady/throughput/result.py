@@ -257,7 +257,9 @@ class CollectiveResult:
     ``rate`` x: each root r sends x·ρ_r units per time unit (``roots``: (node,
     direction) -> ρ_r); ``trees``: ((RootedTree, rate), ...), every root's rates adding
     up to x·ρ_r; ``certificate``: a :class:`CollectiveCertificate`; ``compute``: the
-    compute nodes (N of them).  The field's units (:attr:`algorithmic_bandwidth`,
+    compute nodes (N of them); ``pool``: every tree the search generated, each as the
+    tuple of its images under the symmetry used (one tree per root of its orbit; the
+    tree alone without symmetry) -- candidates for integer packings (short periods).  The field's units (:attr:`algorithmic_bandwidth`,
     :attr:`bus_bandwidth`, :meth:`time`) follow nccl-tests' conventions."""
 
     kind: str
@@ -268,6 +270,7 @@ class CollectiveResult:
     compute: tuple
     ports: str
     stats: dict = field(default_factory=dict)
+    pool: tuple = field(default=(), repr=False, compare=False)
 
     @property
     def sources(self) -> list[str]:

@@ -37,15 +37,21 @@ from dataclasses import dataclass, field, replace
 from fractions import Fraction
 
 from ...errors import InputError, echo
-from ...schedule_file import Schedule, timed
+from ...schedule_file import OUT, Schedule, timed
 from .loop import Move, Timing, causal_order
-from .program import algo_xml, broadcast_program, escape
+from .program import algo_xml, broadcast_program, escape, program_of
 from .ranks import rank_map, switches_of
 from .runtime import (MAX_CHANNELS, MAX_NODES, MAX_OFFSET, MAX_STEPS, MAX_STRING,
                       MAX_SUBS, MAX_THREADBLOCKS, PROTOCOLS)
 
 #: What a user can do about a program too large for the executor.
 FEWER = "use fewer messages per period (steady schedule PLATFORM --max-messages 64 or less)"
+
+
+#: The same for a collective, whose links carry several roots' chunks (a link's
+#: threadblock can hold more steps than M).
+FEWER_CHUNKS = ("use fewer chunks per root per period (steady schedule PLATFORM "
+                "--collective KIND --max-messages 32, say)")
 
 
 class Refused(InputError):
@@ -133,6 +139,144 @@ def export_broadcast(schedule: Schedule, origin: str = "<schedule>", given=None,
                   attributes)
 
 
+def export_collective(schedule: Schedule, origin: str = "<schedule>", given=None,
+                      proto: str = "Simple", name: str | None = None, min_bytes: int = 0,
+                      max_bytes: int = 0) -> Export:
+    """The MSCCL program of a collective's schedule (issue 43; trees with roots and
+    routes through switches, which are not ranks): an **allgather** -- root r's trees
+    carry the m chunks of its shard, which sit at offset rank(r)·m of every rank's
+    output (``nchunksperloop`` = N·m, every rank's ``i_chunks`` = m: MSCCL's
+    allgather layout) -- or a **broadcast** from one root.  Reductions (in-trees) and
+    several broadcast roots are refused in one line.  ``given``: a partial node ->
+    rank map (:func:`.ranks.rank_map`, the platform's source rank 0 by default)."""
+    if proto not in PROTOCOLS:
+        raise InputError("<command line>", "--proto", f"expected one of {', '.join(PROTOCOLS)}")
+    if schedule.version == 1:
+        schedule = timed(schedule)
+    platform = schedule.platform
+    kind = schedule.collective.kind if schedule.collective is not None else "broadcast"
+    if kind not in ("allgather", "broadcast") or any(t.direction != OUT
+                                                     for t in schedule.trees):
+        raise Refused(origin, "collective", f"a {kind}: steady export msccl writes "
+                      "broadcasts and allgathers; the in-trees of a reduce-scatter or an "
+                      "allreduce (reductions: rrc steps) are not exported yet")
+    shards: dict = {}
+    for tree in schedule.trees:
+        root = tree.root or platform.source
+        shards[root] = shards.get(root, 0) + tree.weight
+    if kind == "broadcast" and len(shards) > 1:
+        raise Refused(origin, "collective.sources", f"{len(shards)} roots; an MSCCL "
+                      "broadcast has one root: export a schedule of one source")
+    if len(set(shards.values())) > 1:
+        raise Refused(origin, "trees", "the roots send different chunks per period "
+                      f"({min(shards.values())} to {max(shards.values())}); MSCCL's "
+                      "allgather gives every rank an equal shard")
+    m = next(iter(shards.values()))
+    ranks = rank_map(platform, next(iter(shards)) if kind == "broadcast"
+                     else platform.source, given)
+    if len(ranks) > MAX_SUBS:
+        raise Refused(origin, "platform.nodes", f"{len(ranks)} ranks; the executor's "
+                      f"parser holds at most {MAX_SUBS} gpu elements")
+    chunks = m * (len(ranks) if kind == "allgather" else 1)
+    if chunks > MAX_OFFSET + 1:
+        raise Refused(origin, "messages_per_period", f"{_count(chunks)} chunks per loop; "
+                      f"the executor's chunk offsets are 16-bit (at most {MAX_OFFSET + 1} "
+                      f"chunks): {FEWER}")
+    offsets = {r: (ranks[r] * m if kind == "allgather" else 0) for r in shards}
+    moves = collective_moves(schedule, ranks, offsets, origin)
+    timing = causal_order(moves, multiport=platform.ports == "multi-port")
+    gpus = laned_program(moves, timing, ranks, chunks,
+                         {ranks[r]: (m, offsets[r]) for r in shards})
+    _check_limits(gpus, ranks, origin, FEWER_CHUNKS)
+    title = name if name is not None else (
+        f"steady {kind} {platform.name or 'platform'} M={m}")
+    attributes = {"name": title, "proto": proto, "nchannels": 0, "nchunksperloop": chunks,
+                  "ngpus": len(ranks), "coll": kind, "inplace": 1, "outofplace": 1,
+                  "minBytes": min_bytes, "maxBytes": max_bytes}
+    attributes["nchannels"] = 1 + max(tb.chan for g in gpus for tb in g.threadblocks)
+    _check_name(title, origin)
+    for g in gpus:
+        if len(escape(g.node).encode()) > MAX_STRING:
+            raise Refused(origin, f"platform.nodes ({echo(g.node)})", f"a name longer "
+                          f"than the {MAX_STRING} bytes the executor's parser reads in a "
+                          "value")
+    root = ranks[next(iter(shards))] if kind == "broadcast" else -1
+    return Export(algo_xml(gpus, attributes), gpus, moves, timing, ranks, root, chunks,
+                  schedule.period, proto, attributes)
+
+
+#: Connections (channels) one link's moves may be spread over.
+MAX_LANES = 4
+
+
+def laned_program(moves, timing, ranks, chunks: int, held: dict):
+    """:func:`.program.program_of` with merged steps, each link whose threadblock holds
+    more than MAX_STEPS steps spread over more connections (one more channel at a time,
+    at most :data:`MAX_LANES`; ours): a link of an allgather carries several roots' chunks
+    and can need more steps than one threadblock runs.  Deterministic; the caller's
+    limits check refuses what still does not fit."""
+    lanes: dict = {}
+    while True:
+        gpus = program_of(moves, timing, ranks, chunks, held, merge=True, lanes=lanes)
+        over = {(g.rank, tb.send) for g in gpus for tb in g.threadblocks
+                if len(tb.steps) > MAX_STEPS and tb.send >= 0}
+        over |= {(tb.recv, g.rank) for g in gpus for tb in g.threadblocks
+                 if len(tb.steps) > MAX_STEPS and tb.recv >= 0}
+        grown = {link for link in over if lanes.get(link, 1) < MAX_LANES}
+        if not grown:
+            return gpus
+        for link in grown:
+            lanes[link] = lanes.get(link, 1) + 1
+
+
+def collective_moves(schedule: Schedule, ranks: dict[str, int], offsets: dict,
+                     origin: str = "<schedule>") -> list[Move]:
+    """The moves of one loop of a collective's version 2 ``schedule``: tree l of root r
+    carries the chunks from ``offsets[r]`` plus the weights of r's earlier trees; on
+    each edge (sender, receiver) the j-th message of its transfers, in start order, is
+    the tree's j-th chunk; the edge's route through switches runs at its slowest link
+    plus its links' start-ups (cut-through, as :func:`broadcast_moves`)."""
+    platform = schedule.platform
+    arcs = {l.arc: l for l in platform.links}
+    by_edge: dict = {}
+    for k, t in enumerate(schedule.transfers):
+        by_edge.setdefault((t.tree, t.arc), []).append((t.start, k, t))
+    specs, ranges, base = [], {}, {}
+    for l, tree in enumerate(schedule.trees):
+        root = tree.root or platform.source
+        first = offsets[root] + base.get(root, 0)
+        base[root] = base.get(root, 0) + tree.weight
+        for edge in tree.edges:
+            route = tree.route(edge)
+            links = [arcs.get(hop) for hop in zip(route, route[1:])]
+            if None in links or any(v not in ranks for v in edge):
+                raise InputError(origin, f"trees[{l}]", f"the edge {echo(edge[0])} -> "
+                                 f"{echo(edge[1])} is not a route between compute nodes "
+                                 "(run steady verify on the schedule)")
+            carried = sorted(by_edge.get((l, tuple(edge)), []), key=lambda x: (x[0], x[1]))
+            if sum(t.messages for _, _, t in carried) != tree.weight:
+                raise InputError(origin, f"trees[{l}]", f"the edge {echo(edge[0])} -> "
+                                 f"{echo(edge[1])} carries "
+                                 f"{sum(t.messages for _, _, t in carried)} messages a "
+                                 f"period, not the tree's weight {tree.weight} (run steady "
+                                 "verify on the schedule)")
+            offset = first
+            for start, k, t in carried:
+                specs.append((l, edge[0], edge[1], offset, t.messages, (start, k),
+                              max(link.cost for link in links),
+                              sum(link.startup for link in links)))
+                ranges.setdefault((l, edge[1]), []).append((offset, t.messages,
+                                                            len(specs) - 1))
+                offset += t.messages
+    moves = []
+    for i, (l, sender, v, first, count, priority, cost, startup) in enumerate(specs):
+        after = tuple(j for f, c, j in ranges.get((l, sender), ())
+                      if f < first + count and first < f + c)
+        moves.append(Move(i, ranks[sender], ranks[v], first, count, after, priority,
+                          cost, startup, f"{sender}->{v} tree {l}"))
+    return moves
+
+
 def _check_name(name: str, origin: str) -> None:
     if len(escape(name).encode()) > MAX_STRING:
         raise Refused(origin, "name", f"{echo(name)} is longer than the {MAX_STRING} bytes "
@@ -184,7 +328,7 @@ def broadcast_moves(schedule: Schedule, ranks: dict[str, int],
     return moves
 
 
-def _check_limits(gpus, ranks: dict[str, int], origin: str) -> None:
+def _check_limits(gpus, ranks: dict[str, int], origin: str, fewer: str = FEWER) -> None:
     """Refuse, in one line naming the limit, a program the executor cannot run."""
     node_of = {r: v for v, r in ranks.items()}
     for gpu in gpus:
@@ -201,11 +345,11 @@ def _check_limits(gpus, ranks: dict[str, int], origin: str) -> None:
                         f"receiving from rank {tb.recv}" if tb.recv >= 0 else "copying")
                 raise Refused(origin, f"{who}, threadblock {tb.id} ({peer})",
                               f"{len(tb.steps)} steps; the executor runs at most "
-                              f"{MAX_STEPS} per threadblock (MSCCL_MAX_NUM_STEPS): {FEWER}")
+                              f"{MAX_STEPS} per threadblock (MSCCL_MAX_NUM_STEPS): {fewer}")
         elements = 1 + len(gpus) + sum(1 + len(tb.steps) for tb in gpu.threadblocks)
         if elements >= MAX_NODES:
             raise Refused(origin, who, f"{elements} XML elements to read; the executor's "
-                          f"parser stores fewer than {MAX_NODES} per rank: {FEWER}")
+                          f"parser stores fewer than {MAX_NODES} per rank: {fewer}")
         if any(tb.chan >= MAX_CHANNELS for tb in gpu.threadblocks):
             raise Refused(origin, who, f"needs more than {MAX_CHANNELS} channels")
 

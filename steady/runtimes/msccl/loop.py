@@ -18,6 +18,11 @@ program cannot deadlock (proofs/msccl-export.md; ``steady verify --msccl`` check
 independently).  The loop's length (its *makespan*) is what the first loop costs; the
 executor overlaps loops (a threadblock starts loop k + 1 when its own steps of loop k
 are done), so in steady state a loop costs its busiest port, as a period does.
+
+On a multi-port platform (a collective's, issue 43) a node uses all its links at once,
+and the executor runs every link's threadblock pair in parallel: the resource of a
+move is then its (sender, receiver) pair -- the pair's FIFO connection -- instead of
+the two ports, and the same argument holds with pairs for ports.
 """
 
 from __future__ import annotations
@@ -65,10 +70,12 @@ class Timing:
         return max(self.ports.values(), default=Fraction(0))
 
 
-def causal_order(moves, size=1) -> Timing:
-    """The greedy causal one-port list schedule of ``moves`` (module docstring), chunks
-    of ``size`` units.  Postcondition (checked): every move starts after the moves it
-    depends on end, and the busy intervals of each port do not overlap."""
+def causal_order(moves, size=1, multiport: bool = False) -> Timing:
+    """The greedy causal list schedule of ``moves`` (module docstring), chunks of
+    ``size`` units, one-port (each move holds its sender's out-port and its receiver's
+    in-port) or ``multiport`` (each move holds its (sender, receiver) pair).
+    Postcondition (checked): every move starts after the moves it depends on end, and
+    the busy intervals of each port (pair) do not overlap."""
     by_index = {m.index: m for m in moves}
     waiting = {m.index: len(set(m.after)) for m in moves}
     dependents = {m.index: [] for m in moves}
@@ -81,8 +88,8 @@ def causal_order(moves, size=1) -> Timing:
 
     def earliest(m):
         ready = max((timing.end[a] for a in m.after), default=Fraction(0))
-        return max(ready, free.get(("out", m.sender), Fraction(0)),
-                   free.get(("in", m.receiver), Fraction(0)))
+        return max([ready] + [free.get(port, Fraction(0))
+                              for port in held(m, multiport)])
 
     for m in moves:
         if not waiting[m.index]:
@@ -97,7 +104,7 @@ def causal_order(moves, size=1) -> Timing:
         end = now + m.duration(size)
         timing.start[i], timing.end[i] = now, end
         timing.order.append(i)
-        for port in (("out", m.sender), ("in", m.receiver)):
+        for port in held(m, multiport):
             free[port] = end
             timing.ports[port] = timing.ports.get(port, Fraction(0)) + m.duration(size)
         for d in dependents[i]:
@@ -108,18 +115,25 @@ def causal_order(moves, size=1) -> Timing:
         stuck = sorted(set(by_index) - set(timing.start))
         raise ValueError(f"moves {stuck[:5]} wait for each other: no causal order")
     timing.makespan = max(timing.end.values(), default=Fraction(0))
-    _check(moves, timing, size)
+    _check(moves, timing, size, multiport)
     return timing
 
 
-def _check(moves, timing: Timing, size) -> None:
+def held(m: Move, multiport: bool) -> tuple:
+    """What a move holds while it runs: its two ports, or its pair (multi-port)."""
+    if multiport:
+        return (("pair", m.sender, m.receiver),)
+    return (("out", m.sender), ("in", m.receiver))
+
+
+def _check(moves, timing: Timing, size, multiport: bool = False) -> None:
     """The runtime postcondition of :func:`causal_order`."""
     busy = {}
     for m in moves:
         s, e = timing.start[m.index], timing.end[m.index]
         if e != s + m.duration(size) or any(timing.end[a] > s for a in m.after):
             raise AssertionError(f"move {m.index} starts before its data has arrived")
-        for port in (("out", m.sender), ("in", m.receiver)):
+        for port in held(m, multiport):
             busy.setdefault(port, []).append((s, e))
     for port, spans in busy.items():
         spans.sort()

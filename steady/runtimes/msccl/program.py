@@ -17,7 +17,9 @@ of the same threadblock is left out.
 The root first copies its input into its output buffer (one ``cpy`` step per
 ``MAX_COUNT`` chunks, in a threadblock of its own) and sends from its output, like
 every other rank: so the same file is right in place (the input *is* the output, the
-copy rewrites each chunk with itself before anything reads it) and out of place.
+copy rewrites each chunk with itself before anything reads it) and out of place.  In
+an allgather every rank does so with its shard, copied to its place in the output (in
+place, the input is that place: the same argument).
 """
 
 from __future__ import annotations
@@ -59,65 +61,136 @@ class Gpu:
     threadblocks: list = field(default_factory=list)
 
 
-def channels(moves) -> dict[tuple[int, int], int]:
-    """(sender, receiver) -> channel: the lowest channel on which neither the sender
-    has MAX_PEERS_PER_CHANNEL send threadblocks nor the receiver as many receive
-    threadblocks (the executor's per-channel limit, msccl_parser.cc:589-605)."""
-    sends, recvs, chan = {}, {}, {}
+def channels(moves, lanes: dict | None = None) -> dict[tuple, int]:
+    """(sender, receiver) -> channel, or with ``lanes`` ({(sender, receiver): k}, the
+    links whose moves are spread over k connections) (sender, receiver, lane) ->
+    channel: the lowest channel on which neither the sender has MAX_PEERS_PER_CHANNEL
+    send threadblocks nor the receiver as many receive threadblocks (the executor's
+    per-channel limit, msccl_parser.cc:589-605), and no other lane of the link (one
+    connection per (peer, channel))."""
+    sends, recvs, chan, taken = {}, {}, {}, set()
     for link in sorted({(m.sender, m.receiver) for m in moves}):
-        c = 0
-        while (sends.get((link[0], c), 0) >= MAX_PEERS_PER_CHANNEL
-               or recvs.get((link[1], c), 0) >= MAX_PEERS_PER_CHANNEL):
-            c += 1
-        chan[link] = c
-        sends[link[0], c] = sends.get((link[0], c), 0) + 1
-        recvs[link[1], c] = recvs.get((link[1], c), 0) + 1
+        for lane in range((lanes or {}).get(link, 1)):
+            c = 0
+            while (sends.get((link[0], c), 0) >= MAX_PEERS_PER_CHANNEL
+                   or recvs.get((link[1], c), 0) >= MAX_PEERS_PER_CHANNEL
+                   or (link, c) in taken):
+                c += 1
+            chan[link + (lane,) if lanes is not None else link] = c
+            taken.add((link, c))
+            sends[link[0], c] = sends.get((link[0], c), 0) + 1
+            recvs[link[1], c] = recvs.get((link[1], c), 0) + 1
     return chan
+
+
+def lane_of(moves, timing, lanes: dict) -> dict[int, int]:
+    """{move index: lane}: a link's moves, in the order of their causal starts, cut into
+    ``lanes[link]`` consecutive blocks of (nearly) equal size (consecutive moves stay
+    together, so they can still share steps)."""
+    by_index = {m.index: m for m in moves}
+    by_link: dict = {}
+    for i in sorted(timing.order, key=lambda i: (timing.start[i], i)):
+        by_link.setdefault((by_index[i].sender, by_index[i].receiver), []).append(i)
+    out = {}
+    for link, indices in by_link.items():
+        k = lanes.get(link, 1)
+        size = -(-len(indices) // k)
+        for j, i in enumerate(indices):
+            out[i] = j // size
+    return out
 
 
 def broadcast_program(moves, timing, ranks: dict[str, int], root: int,
                       chunks: int) -> list[Gpu]:
     """The GPUs of a broadcast of ``chunks`` chunks per loop from rank ``root``:
     ``moves`` (of :mod:`.loop`) in the order of ``timing``."""
+    return program_of(moves, timing, ranks, chunks, {root: (chunks, 0)})
+
+
+def program_of(moves, timing, ranks: dict[str, int], chunks: int,
+               held: dict, merge: bool = False, lanes: dict | None = None) -> list[Gpu]:
+    """The GPUs of a program of ``chunks`` output chunks per loop whose ranks of
+    ``held`` ({rank: (input chunks, output offset)}) start with their input, copied to
+    the output from that offset on (a broadcast: the root's whole buffer at 0; an
+    allgather: every rank's shard at its place), and every rank ends with what the
+    ``moves`` (of :mod:`.loop`, in the order of ``timing``) bring it.  With ``merge``
+    a move that continues the link's last step is folded into it (:func:`_merged`);
+    with ``lanes`` ({(sender, receiver): k}) a link's moves are spread over k
+    connections, each a send and a receive threadblock on its own channel
+    (:func:`lane_of`: fewer steps per threadblock)."""
     node_of = {r: v for v, r in ranks.items()}
     by_index = {m.index: m for m in moves}
-    chan = channels(moves)
-    gpus = [Gpu(r, node_of[r], chunks if r == root else 0, chunks)
+    lanes = lanes or {}
+    lane = lane_of(moves, timing, lanes) if lanes else {}
+    chan = channels(moves, lanes)
+    gpus = [Gpu(r, node_of[r], held[r][0] if r in held else 0, chunks)
             for r in range(len(ranks))]
-    sending, receiving = {}, {}        # (rank, peer) -> threadblock
+    sending, receiving = {}, {}        # (rank, peer, lane) -> threadblock
     for gpu in gpus:
-        if gpu.rank == root:
+        if gpu.rank in held:
             gpu.threadblocks.append(Threadblock(0))
         for peer in sorted({m.receiver for m in moves if m.sender == gpu.rank}):
-            tb = Threadblock(len(gpu.threadblocks), send=peer, chan=chan[gpu.rank, peer])
-            gpu.threadblocks.append(tb)
-            sending[gpu.rank, peer] = tb
+            for k in range(lanes.get((gpu.rank, peer), 1)):
+                tb = Threadblock(len(gpu.threadblocks), send=peer,
+                                 chan=chan[gpu.rank, peer, k])
+                gpu.threadblocks.append(tb)
+                sending[gpu.rank, peer, k] = tb
         for peer in sorted({m.sender for m in moves if m.receiver == gpu.rank}):
-            tb = Threadblock(len(gpu.threadblocks), recv=peer, chan=chan[peer, gpu.rank])
-            gpu.threadblocks.append(tb)
-            receiving[gpu.rank, peer] = tb
-    copy = gpus[root].threadblocks[0]
-    for first in range(0, chunks, MAX_COUNT):
-        copy.steps.append(Step("cpy", "i", first, "o", first, min(MAX_COUNT, chunks - first)))
+            for k in range(lanes.get((peer, gpu.rank), 1)):
+                tb = Threadblock(len(gpu.threadblocks), recv=peer,
+                                 chan=chan[peer, gpu.rank, k])
+                gpu.threadblocks.append(tb)
+                receiving[gpu.rank, peer, k] = tb
     # where each chunk arrives at each rank: (rank, chunk) -> (threadblock, step)
-    arrival = {(root, c): (copy, (c // MAX_COUNT)) for c in range(chunks)}
+    arrival = {}
+    for rank, (count, offset) in sorted(held.items()):
+        copy = gpus[rank].threadblocks[0]
+        for first in range(0, count, MAX_COUNT):
+            cnt = min(MAX_COUNT, count - first)
+            copy.steps.append(Step("cpy", "i", first, "o", offset + first, cnt))
+            for c in range(first, first + cnt):
+                arrival[rank, offset + c] = (copy, len(copy.steps) - 1)
     waited = {}                        # (tb id, rank) -> {other tb id: step waited for}
     for k in sorted(range(len(timing.order)), key=lambda k: (timing.start[timing.order[k]], k)):
         m = by_index[timing.order[k]]
-        out, into = sending[m.sender, m.receiver], receiving[m.receiver, m.sender]
+        k_lane = lane.get(m.index, 0)
+        out = sending[m.sender, m.receiver, k_lane]
+        into = receiving[m.receiver, m.sender, k_lane]
         for first in range(m.first, m.first + m.count, MAX_COUNT):
             cnt = min(MAX_COUNT, m.first + m.count - first)
             needs = {}
             for c in range(first, first + cnt):
                 tb, s = arrival[m.sender, c]
                 needs[tb.id] = max(needs.get(tb.id, -1), s)
-            _append_waiting(gpus[m.sender], out, needs, waited,
-                            Step("s", "o", first, "o", first, cnt))
-            into.steps.append(Step("r", "o", first, "o", first, cnt))
+            if not (merge and _merged(gpus[m.sender], out, into, first, cnt, needs,
+                                      waited)):
+                _append_waiting(gpus[m.sender], out, needs, waited,
+                                Step("s", "o", first, "o", first, cnt))
+                into.steps.append(Step("r", "o", first, "o", first, cnt))
             for c in range(first, first + cnt):
                 arrival[m.receiver, c] = (into, len(into.steps) - 1)
     return gpus
 
+
+def _merged(gpu: Gpu, out: Threadblock, into: Threadblock, first: int, cnt: int,
+            needs: dict, waited: dict) -> bool:
+    """Extend the link's last send and receive by ``cnt`` chunks from ``first`` when
+    they end just before ``first``, stay within MAX_COUNT, and every dependency of the
+    new chunks was already waited for by the send threadblock (so the longer step can
+    start when the shorter one could: a collective's trees of one root carry
+    consecutive chunks, and a link often sends them back to back)."""
+    if not out.steps or not into.steps:
+        return False
+    send, receive = out.steps[-1], into.steps[-1]
+    if (send.type != "s" or receive.type != "r" or send.srcoff + send.cnt != first
+            or receive.dstoff + receive.cnt != first or send.cnt + cnt > MAX_COUNT):
+        return False
+    seen = waited.get((gpu.rank, out.id), {})
+    if any(b != out.id and seen.get(b, -1) < s for b, s in needs.items()):
+        return False
+    send.cnt += cnt
+    receive.cnt += cnt
+    return True
 
 
 def _append_waiting(gpu: Gpu, tb: Threadblock, needs: dict, waited: dict,

@@ -1,0 +1,396 @@
+"""Short-period timetables of a collective: M chunks per root per period, a timetable
+under the resource rule, and a ratio to the optimum certified by the optimum's own
+certificate (issue 43; ours, on 002 §5.3's trees with one rate per root).
+
+1. **Integer trees per root.**  The optimum's rooted trees T (rates λ_T, adding up to
+   x*·ρ_r at each root r) get, for m_r messages of root r per period, the weights
+   floor(λ_T·m_r / (x*·ρ_r)) and one more for the largest remainders until they add up
+   to m_r (ties: the order of the trees, which is the same at every root of an orbit,
+   so the images of a tree under the platform's symmetry keep the same weight).  With
+   relative rates, m_r = k·q_r for the smallest integers q_r in the rates' proportions.
+   Several k (chunks per root) up to the asked M are scored by the bound
+   m / (x*·largest resource load) and the most promising are scheduled
+   (:func:`chunk_counts`), first with their loads spread (:func:`spread_weights`:
+   the same largest load, the other resources kept below it where the trees allow).
+2. **The timetable.**  The weighted trees are list scheduled under the resource rule
+   (:func:`.list_schedule.route_list_schedule`): in the one-port model the ports of the
+   routes' ends and the links between switches, in the multi-port model every link of a
+   route, each transfer holding c_l / c_P of each link while it runs; the edges of all
+   trees over one route share its messages.
+3. **The ratio.**  The rate per root is x = m_r / (ρ_r·period); the optimum's
+   certificate (prices and Edmonds families) bounds every schedule's rate by x*, so
+   x / x* is certified (``steady verify`` re-checks it independently).
+
+Under the period rule (a node forwards in period p what it received in period p - 1;
+an in-tree node sends up the reduction of its own share with what its children sent in
+period p - 1) any timetable whose tree edges carry their weights is valid when
+repeated (proofs/collectives.md, "Timetables").  A broadcast from the platform's source
+on a one-port platform without switches is today's problem: :func:`collective_schedule`
+builds it with :func:`.timed.timed_schedule`, unchanged.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+from ..network.resources import alternative_routes, transfer_model
+from .effort import DEFAULT, effort as effort_of
+from .list_schedule import route_list_schedule
+from .timetable import Timetable, Tree
+
+
+def is_todays_problem(platform, roots) -> bool:
+    """One root, the source, "out", on a one-port platform without switches: the
+    broadcast of 002, scheduled by :mod:`.timed` as it always was."""
+    return platform.classic and list(roots) == [(platform.source, "out")]
+
+
+def root_shares(roots: dict) -> dict:
+    """{root: q_r}: the smallest positive integers in the proportions of the relative
+    rates ρ_r (all 1 for equal rates)."""
+    scale = math.lcm(*(Fraction(r).denominator for r in roots.values()))
+    ints = {r: int(Fraction(rho) * scale) for r, rho in roots.items()}
+    g = math.gcd(*ints.values())
+    return {r: q // g for r, q in ints.items()}
+
+
+class Family:
+    """A tree of the optimum's search with its images under the symmetry (one tree per
+    root of its orbit): ``trees`` (timetable trees of weight 0), ``roots`` (their roots,
+    a frozenset of (node, direction)), ``rate`` (each image's rate in the optimum, 0 for
+    a tree the optimum does not use) and ``loads`` ({resource: busy time per message of
+    every image together}, :mod:`steady.network.resources`)."""
+
+    def __init__(self, trees, rate, model):
+        self.trees = trees
+        self.roots = frozenset((t.root, t.direction) for t in trees)
+        self.rate = rate
+        loads: dict = {}
+        for tree in trees:
+            for arc in tree.arcs():
+                c, parts = model.holds(tree.route(arc))
+                for res, part in parts:
+                    loads[res] = loads.get(res, 0) + c * part
+        self.loads = loads
+
+    def weighted(self, w: int) -> list[Tree]:
+        return [Tree(t.parent, w, t.root, t.direction, t.routes) for t in self.trees]
+
+
+def families(platform, result, pricing: int = 0, neighbours: int = 0) -> list[Family]:
+    """The optimum's search trees (``result.pool``, or its trees alone) as families, in
+    the result's order, then the new ones of :func:`steady.throughput.tree_pool`
+    (``neighbours`` moved edges, ``pricing`` rounds of perturbed prices)."""
+    from ..throughput import tree_pool
+
+    model = transfer_model(platform)
+    rate = {id(tree): lam for tree, lam in result.trees}
+    pool = result.pool or tuple((tree,) for tree, _ in result.trees)
+    if pricing or neighbours:
+        pool = tuple(pool) + tree_pool(platform, result, pricing, neighbours=neighbours)
+    out, seen = [], set()
+    for images in pool:
+        key = _family_key(images[0])
+        if key in seen:
+            continue
+        seen.add(key)
+        trees = []
+        for tree in images:
+            routes = {c: tuple(path[1:-1]) for c, path in tree.routes.items()
+                      if len(path) > 2}
+            trees.append(Tree(dict(tree.parent), 0, tree.root, tree.direction,
+                              routes or None))
+        out.append(Family(trees, rate.get(id(images[0]), Fraction(0)), model))
+    return out
+
+
+def _family_key(tree) -> tuple:
+    return (tree.root, tree.direction, frozenset(tree.parent.items()),
+            frozenset((c, tuple(r)) for c, r in tree.routes.items()))
+
+
+def orbits_of(fams: list[Family]) -> dict:
+    """{roots of an orbit: [family indices]}: the families sharing the same roots."""
+    out: dict = {}
+    for i, f in enumerate(fams):
+        out.setdefault(f.roots, []).append(i)
+    return out
+
+
+def rounded_weights(fams, rate: Fraction, roots: dict, k: int) -> list[int]:
+    """Integer weights per family for k chunks per unit share (step 1 of the module
+    docstring): the roots of an orbit get m = k·q_r messages each, shared among the
+    orbit's families by largest remainders (ties: the families' order)."""
+    shares = root_shares(roots)
+    weights = [0] * len(fams)
+    for orbit, members in orbits_of(fams).items():
+        r = next(iter(orbit))
+        m = k * shares[r]
+        exact = {i: fams[i].rate * m / (rate * roots[r]) for i in members}
+        for i in members:
+            weights[i] = math.floor(exact[i])
+        order = sorted(members, key=lambda i: (-(exact[i] - weights[i]), i))
+        for i in order[:m - sum(weights[i] for i in members)]:
+            weights[i] += 1
+    return weights
+
+
+def weights_bound(fams, weights, rate: Fraction, roots: dict, k: int) -> Fraction:
+    """k·q_r / (ρ_r·x*·largest resource load): what a timetable of these weights can
+    reach at best (exact)."""
+    loads: dict = {}
+    for f, w in zip(fams, weights):
+        if w:
+            for res, c in f.loads.items():
+                loads[res] = loads.get(res, 0) + w * c
+    r = next(iter(roots))
+    return Fraction(k * root_shares(roots)[r]) / (roots[r] * rate * max(loads.values()))
+
+
+def expanded(fams, weights) -> list[Tree]:
+    return [t for f, w in zip(fams, weights) if w for t in f.weighted(w)]
+
+
+
+def chunk_counts(fams, rate, roots, most: int, effort) -> list[tuple]:
+    """[(bound, k, weights)] for the chunk counts k <= ``most`` (per unit share) whose
+    weights promise the best ratios, best first (larger k on ties), at most
+    ``effort.collective_built``: rounded (:func:`rounded_weights`), then packed by the
+    MILP (:func:`packed_weights`, ``effort.collective_nodes`` nodes) when that bounds
+    them higher; candidates: the top quarter of 1..most from the top, at most
+    ``effort.collective_counts`` of them evenly spread, the scan stopping at a bound of
+    1 (nothing beats it).  Each count kept comes first with its weights spread
+    (:func:`spread_weights`) when they keep its bound, then as found."""
+    low = max(1, most - most // 4)
+    step = max(1, (most - low + 1) // max(1, effort.collective_counts))
+    scored = []
+    for k in range(most, low - 1, -step):
+        weights = rounded_weights(fams, rate, roots, k)
+        bound = weights_bound(fams, weights, rate, roots, k)
+        if effort.collective_nodes and bound < 1:
+            found = packed_weights(fams, rate, roots, k, weights, effort.collective_nodes)
+            better = weights_bound(fams, found, rate, roots, k)
+            if better > bound:
+                bound, weights = better, found
+        scored.append((bound, k, weights))
+        if bound == 1:
+            break
+    scored.sort(key=lambda item: (-item[0], -item[1]))
+    out = []
+    for bound, k, weights in scored[:effort.collective_built]:
+        if effort.collective_nodes:
+            spread = spread_weights(fams, roots, k, weights, effort.collective_nodes)
+            if spread != weights and weights_bound(fams, spread, rate, roots, k) == bound:
+                out.append((bound, k, spread))   # the same bound, tried first
+        out.append((bound, k, weights))
+    return out[:effort.collective_built]
+
+
+def collective_timetable(platform, result, max_messages: int,
+                         effort=DEFAULT) -> tuple[Timetable, dict]:
+    """The fastest timetable (module docstring) with at most ``max_messages`` chunks per
+    root per period (for relative rates: the root of the largest rate), from the exact
+    optimum ``result`` (a :class:`steady.throughput.CollectiveResult`), and statistics."""
+    effort = effort_of(effort)
+    roots = result.roots
+    shares = root_shares(roots)
+    most = max_messages // max(shares.values())
+    if most < 1:
+        raise ValueError(f"the relative rates need {max(shares.values())} messages per "
+                         "period at the root of the largest rate: raise max_messages")
+    fams = families(platform, result, effort.collective_pricing,
+                    effort.collective_neighbours)
+    candidates = chunk_counts(fams, result.rate, roots, most, effort)
+    candidates.sort(key=lambda item: (-item[0], -item[1]))
+    best = None
+    for bound, k, weights in candidates:
+        if best is not None and bound <= best[0]:
+            break   # no timetable of these trees beats the one in hand
+        table = route_list_schedule(platform,
+                                    balanced_routes(platform, expanded(fams, weights)),
+                                    effort)
+        ratio = table.rate(roots) / result.rate
+        if best is None or ratio > best[0]:
+            best = (ratio, k, bound, table)
+    ratio, k, bound, table = best
+    table.check()
+    if table.rate(roots) > result.rate:   # pragma: no cover - the certificate forbids it
+        raise AssertionError("postcondition: a timetable beats the certified optimum")
+    stats = {"chunks_per_root": k * max(shares.values()), "trees": len(table.trees),
+             "transfers": sum(len(rs) for rs in table.runs.values()),
+             "ratio": ratio, "bound": bound,
+             "construction": "integer rooted trees, route rounds and list schedule"}
+    return table, stats
+
+
+
+
+def _distinct_rows(fams) -> list[tuple]:
+    """The resources' rows [(family index, float load per message), ...], each distinct
+    row once: under the symmetry every resource of an orbit has the same row (the
+    families are expanded over the group), so this is one row per orbit."""
+    rows: dict = {}
+    for i, f in enumerate(fams):
+        for res, c in f.loads.items():
+            rows.setdefault(res, []).append((i, c))
+    return sorted({tuple((i, float(c)) for i, c in terms) for terms in rows.values()})
+
+
+def _weights_milp(fams, roots: dict, k: int):
+    """(solver, weight variables): integer weights per family adding up to k·q_r at
+    every root of every orbit, in SCIP (None when ortools ships no SCIP)."""
+    from ortools.linear_solver import pywraplp
+
+    solver = pywraplp.Solver.CreateSolver("SCIP")
+    if solver is None:  # pragma: no cover - the ortools wheels ship SCIP
+        return None, None
+    shares = root_shares(roots)
+    w = [solver.IntVar(0, k * shares[next(iter(f.roots))], f"w{i}")
+         for i, f in enumerate(fams)]
+    for orbit, members in orbits_of(fams).items():
+        solver.Add(solver.Sum([w[i] for i in members]) == k * shares[next(iter(orbit))])
+    return solver, w
+
+
+def _solved(solver, w, fams, roots: dict, k: int, start: list[int], nodes: int):
+    """The weights SCIP finds within ``nodes`` branch-and-bound nodes (no time limit:
+    the same input, the same answer), from the hint ``start``; ``start`` when it finds
+    none or its rounded values miss the exact counts."""
+    from ortools.linear_solver import pywraplp
+
+    solver.SetHint(w, [float(x) for x in start])
+    solver.SetSolverSpecificParametersAsString(f"limits/nodes = {nodes}\n")
+    status = solver.Solve()
+    if status not in (pywraplp.Solver.OPTIMAL, pywraplp.Solver.FEASIBLE):
+        return start
+    found = [max(0, round(x.solution_value())) for x in w]
+    shares = root_shares(roots)
+    for orbit, members in orbits_of(fams).items():   # exact counts, or keep the start
+        if sum(found[i] for i in members) != k * shares[next(iter(orbit))]:
+            return start
+    return found
+
+
+def packed_weights(fams, rate: Fraction, roots: dict, k: int, start: list[int],
+                   nodes: int) -> list[int]:
+    """Integer weights per family, k·q_r per root of every orbit, that minimise the
+    largest resource load (a MILP over the search's trees, SCIP, bounded by ``nodes``
+    branch-and-bound nodes and no time limit: the same input, the same answer; ours, as
+    :mod:`.packing` for a broadcast): a proposal, ``start`` when the solver finds
+    nothing better (the caller compares exactly)."""
+    solver, w = _weights_milp(fams, roots, k)
+    if solver is None:  # pragma: no cover
+        return start
+    load = solver.NumVar(0, solver.infinity(), "L")
+    for terms in _distinct_rows(fams):
+        solver.Add(solver.Sum([c * w[i] for i, c in terms]) <= load)
+    solver.Minimize(load)
+    return _solved(solver, w, fams, roots, k, start, nodes)
+
+
+#: The loads, as parts of the largest, above which :func:`spread_weights` charges a
+#: resource (a convex piecewise-linear penalty: the higher, the steeper).
+SPREAD_LEVELS = (Fraction(4, 5), Fraction(9, 10), Fraction(19, 20))
+
+
+def spread_weights(fams, roots: dict, k: int, start: list[int], nodes: int) -> list[int]:
+    """Integer weights per family, k·q_r per root of every orbit, whose largest
+    resource load is at most ``start``'s and whose other loads are as far below it as
+    the trees allow (ours): minimise, over every resource, its load's excess above each
+    level of :data:`SPREAD_LEVELS` times that largest load (a MILP as
+    :func:`packed_weights`).  Why: the loads' bound is reached only if every tight
+    resource is busy at every instant; the optimum's trees often make many resources
+    tight where one cut forces only a few (the heterogeneous cluster: a storage
+    node's link is the cut, yet the rounded trees also fill four compute nodes' and
+    switches' links, whose transfers hold fractions 2/5 and 1/2 that cannot tile a
+    period), and a list schedule keeps one tight resource busy far more easily than
+    five.  A proposal: the caller re-scores it exactly (:func:`weights_bound`)."""
+    solver, w = _weights_milp(fams, roots, k)
+    if solver is None:  # pragma: no cover
+        return start
+    rows = _distinct_rows(fams)
+    largest = max(sum(c * start[i] for i, c in terms) for terms in rows)
+    excess = []
+    for j, terms in enumerate(rows):
+        load = solver.Sum([c * w[i] for i, c in terms])
+        solver.Add(load <= largest)
+        for level in SPREAD_LEVELS:
+            e = solver.NumVar(0, solver.infinity(), f"e{j}_{level}")
+            solver.Add(e >= load - float(level) * largest)
+            excess.append(e)
+    solver.Minimize(solver.Sum(excess))
+    return _solved(solver, w, fams, roots, k, start, nodes)
+
+
+#: Alternative routes considered per tree edge by :func:`balanced_routes`, and how many
+#: hops longer than the edge's own they may be.
+ROUTE_CHOICES = 16
+LONGER_ROUTES = 2
+
+
+def balanced_routes(platform, trees: list[Tree]) -> list[Tree]:
+    """The trees with each edge moved, where that lowers the loads, to another route
+    between its two ends, as fast or faster (ours): the optimum routes an edge through
+    any cheapest path and leaves unpriced links (a fat tree's aggregation and core
+    links) unevenly loaded; spreading them keeps every resource's load at most the
+    largest load of the trees as given (the ratio's bound is unchanged) and gives the
+    rounds (:mod:`.route_rounds`) room.  Greedy, heaviest edges first, each edge to
+    the route whose resources would be least loaded, the busiest compared first (then
+    the fewest hops); at
+    most :data:`ROUTE_CHOICES` routes per edge, no more than :data:`LONGER_ROUTES`
+    hops longer."""
+    model = transfer_model(platform)
+    switches = platform.switches
+    if not switches:
+        return trees
+    loads: dict = {}
+    items = []
+    for l, tree in enumerate(trees):
+        for arc in tree.arcs():
+            route = tree.route(arc)
+            c, parts = model.holds(route)
+            for res, part in parts:
+                loads[res] = loads.get(res, 0) + tree.weight * c * part
+            items.append((-tree.weight, l, arc, route))
+    ceiling = max(loads.values())
+    chosen: dict = {}
+    found: dict = {}
+    for minus_w, l, arc, route in sorted(items):
+        w = -minus_w
+        c, parts = model.holds(route)
+        key = (route[0], route[-1], c, len(route))
+        if key not in found:
+            found[key] = alternative_routes(platform, route, model, LONGER_ROUTES,
+                                            ROUTE_CHOICES)
+        for res, part in parts:
+            loads[res] -= w * c * part
+        best = None
+        for other in found[key]:
+            oc, oparts = model.holds(other)
+            after = sorted((loads.get(res, 0) + w * oc * part for res, part in oparts),
+                           reverse=True)   # the busiest first: compared in that order
+            if after[0] <= ceiling and (best is None or (after, len(other), other)
+                                        < best[:3]):
+                best = (after, len(other), other, oc, oparts)
+        if best is None:
+            best = (None, None, route, c, parts)
+        for res, part in best[4]:
+            loads[res] = loads.get(res, 0) + w * best[3] * part
+        chosen[(l, arc)] = best[2]
+    out = []
+    for l, tree in enumerate(trees):
+        routes = {}
+        for child in tree.parent:
+            path = chosen[(l, tree.arc(child))]
+            if len(path) > 2:
+                routes[child] = tuple(path[1:-1])
+        out.append(Tree(tree.parent, tree.weight, tree.root, tree.direction,
+                        routes or None))
+    return out
+
+
+def collective_schedule(platform, result, max_messages: int, effort=DEFAULT):
+    """(version 2 schedule, statistics) of :func:`collective_timetable`."""
+    table, stats = collective_timetable(platform, result, max_messages, effort)
+    return table.schedule(result), stats

@@ -1,0 +1,223 @@
+"""Rounds for a collective's routes of one cost (ours; issue 43, on 002 §5.4.1
+Theorem 6 and the Kempe swaps of :mod:`.rounds`).
+
+On today's fabrics many routes cost the same and hold every resource they cross whole
+(an NVSwitch box: GPU -> switch -> GPU at 300 GB/s each hop; a fat tree whose links all
+run at one speed; the InfiniBand part of a multi-box platform).  A timetable of such
+routes may as well be a sequence of *rounds* of one message time c, each a set of routes
+that share no resource.  Every route holds a *first* resource (its sender's out-port in
+the one-port model, its first link in the multi-port one) and a *last* one, and no
+route holds another's first or last resource inside (a compute node ends every route):
+the counts form a bipartite multigraph between first and last resources, whose largest
+degree is the largest load of those resources, and König's theorem
+(:func:`~.matchings.weighted_edge_coloring`) splits it into that many matchings -- on
+the ends alone nothing is shorter.  The resources inside the routes (the links between
+switches) are a constraint per round, repaired by Kempe swaps as :mod:`.rounds` does for
+shared links: the edges of two rounds on the alternating path through an overloaded
+route's edge change rounds, which keeps both rounds matchings and every count.  The
+search is seeded and bounded (:data:`KEMPE_STEPS`); either every round fits, and the
+rounds reach the largest load of the component (nothing shorter exists), or the caller
+keeps its list schedule.  proofs/collectives.md, "Timetables".
+"""
+
+from __future__ import annotations
+
+import random
+
+from .matchings import max_weighted_degree, weighted_edge_coloring
+from .rounds import KEMPE_STEPS, MAX_ROUNDS, PARTNERS, SIDEWAYS, STALL_STEPS
+
+
+def route_rounds(used: dict, held: dict, rounds: int, seed: int = 0) -> list | None:
+    """``rounds`` lists of routes, each list holding no resource twice, that together
+    hold every route ``used[route]`` times (``held``: {route: [resource, ...]} with the
+    first and last resources first and last); None when the bounded search does not
+    find them or ``rounds`` is below the ends' largest degree."""
+    label: dict = {}   # the colouring reads node names: resources by number
+    for route in sorted(used):
+        for res in (held[route][0], held[route][-1]):
+            label.setdefault(res, str(len(label)))
+    ends = {route: (label[held[route][0]], label[held[route][-1]]) for route in used}
+    weights: dict = {}
+    for route, k in used.items():
+        weights[ends[route]] = weights.get(ends[route], 0) + k
+    if rounds > MAX_ROUNDS or max_weighted_degree(weights) > rounds:
+        return None
+    pool = {edge: [] for edge in weights}
+    for route in sorted(used):
+        pool[ends[route]].extend([route] * used[route])
+    start = []
+    for matching in weighted_edge_coloring(weights):
+        for _ in range(matching.weight):
+            start.append({a: (b, pool[(a, b)].pop()) for a, b in matching.edges})
+    start += [{} for _ in range(rounds - len(start))]
+    inner = {route: tuple(held[route][1:-1]) for route in used}
+    state = _RouteRounds(start, inner)
+    rng = random.Random(seed)
+    lowest, stalled = state.total, 0
+    for _ in range(KEMPE_STEPS):
+        if not state.total or stalled >= STALL_STEPS:
+            break
+        state.step(rng)
+        stalled = 0 if state.total < lowest else stalled + 1
+        lowest = min(lowest, state.total)
+    if state.total:
+        return None
+    found = [[route for _, route in r.values()] for r in state.rounds]
+    check_route_rounds(used, held, found)
+    return found
+
+
+class _RouteRounds:
+    """The rounds ({first: (last, route)}), each round's use of the inner resources and
+    the total overload."""
+
+    def __init__(self, rounds, inner):
+        self.rounds = rounds
+        self.inner = inner
+        self.gets = [{b: a for a, (b, _) in r.items()} for r in rounds]
+        self.use = [self._use(r.values()) for r in rounds]
+        self.over = [self._over(u) for u in self.use]
+        self.total = sum(self.over)
+
+    def _use(self, items) -> dict:
+        use: dict = {}
+        for _, route in items:
+            for res in self.inner[route]:
+                use[res] = use.get(res, 0) + 1
+        return use
+
+    @staticmethod
+    def _over(use) -> int:
+        return sum(x - 1 for x in use.values() if x > 1)
+
+    def step(self, rng: random.Random) -> None:
+        """One Kempe swap out of a random overloaded round, if one helps."""
+        a = rng.choice([i for i, over in enumerate(self.over) if over])
+        res = rng.choice(sorted(r for r, x in self.use[a].items() if x > 1))
+        first = rng.choice(sorted(f for f, (_, route) in self.rounds[a].items()
+                                  if res in self.inner[route]))
+        best = None
+        for b in rng.sample(range(len(self.rounds)), min(len(self.rounds), PARTNERS)):
+            if b == a:
+                continue
+            out_a, out_b = self._kempe(first, a, b)
+            use_a = self._moved(self.use[a], out_a, out_b)
+            use_b = self._moved(self.use[b], out_b, out_a)
+            over_a, over_b = self._over(use_a), self._over(use_b)
+            change = over_a + over_b - self.over[a] - self.over[b]
+            if best is None or change < best[0]:
+                best = (change, b, out_a, out_b, use_a, use_b, over_a, over_b)
+        if best is None or best[0] > 0 or (best[0] == 0 and rng.random() >= SIDEWAYS):
+            return
+        change, b, out_a, out_b, use_a, use_b, over_a, over_b = best
+        for r, gone, came, use, over in ((a, out_a, out_b, use_a, over_a),
+                                         (b, out_b, out_a, use_b, over_b)):
+            for f, _ in gone:
+                del self.rounds[r][f]
+            for f, item in came:
+                self.rounds[r][f] = item
+            self.gets[r] = {last: f for f, (last, _) in self.rounds[r].items()}
+            self.use[r], self.over[r] = use, over
+        self.total += change
+
+    def _moved(self, use: dict, gone, came) -> dict:
+        use = dict(use)
+        for items, sign in ((gone, -1), (came, 1)):
+            for _, (_, route) in items:
+                for res in self.inner[route]:
+                    use[res] = use.get(res, 0) + sign
+        return use
+
+    def _kempe(self, first, a: int, b: int) -> tuple[list, list]:
+        """The edges of rounds a and b on the alternating path or cycle through the
+        edge of ``first`` in round a: (those in a, those in b), as (first, (last,
+        route))."""
+        found = {a: {first}, b: set()}
+        stack = [(first, a)]
+        while stack:
+            f, r = stack.pop()
+            last = self.rounds[r][f][0]
+            other = b if r == a else a
+            for g in (self.gets[other].get(last), f if f in self.rounds[other] else None):
+                if g is not None and g not in found[other]:
+                    found[other].add(g)
+                    stack.append((g, other))
+        return ([(f, self.rounds[a][f]) for f in sorted(found[a])],
+                [(f, self.rounds[b][f]) for f in sorted(found[b])])
+
+
+def check_route_rounds(used: dict, held: dict, rounds: list) -> None:
+    """Runtime postcondition: no round holds a resource twice, and the rounds hold every
+    route exactly ``used[route]`` times."""
+    count: dict = {}
+    for r in rounds:
+        seen: set = set()
+        for route in r:
+            for res in held[route]:
+                if res in seen:
+                    raise AssertionError("postcondition: a round holds a resource twice")
+                seen.add(res)
+            count[route] = count.get(route, 0) + 1
+    if count != {route: k for route, k in used.items() if k}:
+        raise AssertionError("postcondition: the rounds do not hold the counts")
+
+
+#: Search nodes (route choices tried) per round of :func:`rerouted_rounds`.
+ROUTING_NODES = 20_000
+
+
+def rerouted_rounds(counts: dict, choices: dict, rounds: int) -> list | None:
+    """Rounds whose routes are chosen per round (ours): ``counts`` {(first, last):
+    messages} between first and last resources, ``choices`` {(first, last): [(route,
+    inner resources), ...]} the routes of one cost that hold those ends and whole
+    resources; König's matchings of the ends (as :func:`route_rounds`), then in every
+    round each pair of ends gets one of its routes so that no inner resource is held
+    twice -- a depth-first search, the pairs with the fewest routes first, at most
+    :data:`ROUTING_NODES` choices per round (a rearrangeable fabric, such as a fat
+    tree, routes any matching of its hosts so).  Returns the rounds as lists of
+    routes, or None when a round finds no routing or ``rounds`` is below the ends'
+    largest degree."""
+    label: dict = {}
+    for a, b in sorted(counts):
+        label.setdefault(a, str(len(label)))
+        label.setdefault(b, str(len(label)))
+    weights = {(label[a], label[b]): k for (a, b), k in counts.items()}
+    back = {(label[a], label[b]): (a, b) for a, b in counts}
+    if rounds > MAX_ROUNDS or max_weighted_degree(weights) > rounds:
+        return None
+    found, memo = [], {}
+    for matching in weighted_edge_coloring(weights):
+        pairs = tuple(sorted(back[e] for e in matching.edges))
+        if pairs not in memo:
+            memo[pairs] = _routing(pairs, choices)
+        if memo[pairs] is None:
+            return None
+        found.extend([list(memo[pairs])] * matching.weight)
+    return found + [[] for _ in range(rounds - len(found))]
+
+
+def _routing(pairs, choices):
+    """One route per pair of ends, no inner resource twice, or None (bounded DFS)."""
+    order = sorted(pairs, key=lambda e: (len(choices[e]), e))
+    chosen: list = []
+    held: set = set()
+    budget = [ROUTING_NODES]
+
+    def place(i) -> bool:
+        if i == len(order):
+            return True
+        for route, inner in choices[order[i]]:
+            if budget[0] <= 0:
+                return False
+            budget[0] -= 1
+            if held.isdisjoint(inner):
+                held.update(inner)
+                chosen.append(route)
+                if place(i + 1):
+                    return True
+                chosen.pop()
+                held.difference_update(inner)
+        return False
+
+    return tuple(chosen) if place(0) else None

@@ -1,0 +1,201 @@
+"""``steady export msccl`` of collectives' schedules (issues 43 and 44): allgather
+timetables on switched and multi-port fabrics become MSCCL allgather programs (switches
+are not ranks) that the independent checker accepts; reductions are refused in one
+line; the checker rejects injected faults in an exported allgather."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+
+from steady.runtimes.msccl.check import check_bytes
+from steady.runtimes.msccl.export import Refused, export_broadcast, export_collective
+from steady.schedule.collective import collective_schedule
+from steady.strategies import collective_schedules, switched_platforms
+from steady.throughput import collective_throughput
+from steady.topologies import a100_platform, hetero_cluster_platform
+from helpers import assert_one_line_error, run
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _allgather(platform, m=8):
+    result = collective_throughput(platform, "allgather")
+    schedule, _ = collective_schedule(platform, result, m, "fast")
+    return schedule
+
+
+@pytest.fixture(scope="module")
+def hetero():
+    platform = hetero_cluster_platform()
+    schedule = _allgather(platform)
+    return platform, schedule, export_collective(schedule)
+
+
+@pytest.mark.parametrize("platform", [a100_platform(1), hetero_cluster_platform()],
+                         ids=["a100-1", "hetero-cluster"])
+def test_an_allgather_exports_as_msccl_s_allgather(platform):
+    schedule = _allgather(platform)
+    e = export_collective(schedule)
+    compute = [v for v in platform.nodes if v not in platform.switches]
+    m = sum(t.weight for t in schedule.trees if t.root == compute[0])
+    assert e.attributes["coll"] == "allgather"
+    assert e.chunks == e.attributes["nchunksperloop"] == len(compute) * m
+    assert sorted(g.node for g in e.gpus) == sorted(compute)      # no switch is a rank
+    assert all(g.i_chunks == m and g.o_chunks == e.chunks for g in e.gpus)
+    report = check_bytes(e.text.encode(), "ag.xml", platform)
+    assert report.ok, report.violations[:3]
+    assert report.program.coll == "allgather"
+
+
+def test_every_rank_copies_its_shard_to_its_place(hetero):
+    platform, schedule, e = hetero
+    per = e.chunks // len(e.ranks)
+    for g in e.gpus:
+        copies = [s for tb in g.threadblocks for s in tb.steps if s.type == "cpy"]
+        assert [(s.srcoff, s.dstoff, s.cnt) for s in copies] == [(0, g.rank * per, per)]
+
+
+def _without(text: str, predicate) -> str:
+    lines = text.splitlines(keepends=True)
+    i = next(k for k, line in enumerate(lines) if predicate(line))
+    return "".join(lines[:i] + lines[i + 1:])
+
+
+@pytest.mark.parametrize("fault", ["dropped receive", "swapped offset"])
+def test_the_checker_rejects_faults_in_an_exported_allgather(hetero, fault):
+    platform, _, e = hetero
+    if fault == "dropped receive":
+        text = _without(e.text, lambda line: 'type="r"' in line)
+    else:
+        line = next(l for l in e.text.splitlines() if 'type="s"' in l and 'srcoff="' in l)
+        off = line.split('srcoff="')[1].split('"')[0]
+        other = str(int(off) + 1)
+        text = e.text.replace(line, line.replace(f'srcoff="{off}"', f'srcoff="{other}"'), 1)
+    report = check_bytes(text.encode(), "bad.xml", platform)
+    assert not report.ok
+
+
+@given(collective_schedules(switched_platforms(max_compute=4, max_switches=2),
+                            kinds=("allgather",), max_chunks=4))
+@settings(max_examples=25, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+def test_exported_allgathers_pass_the_checker(schedule):
+    """proofs/msccl-export.md, Claim 2 for allgathers: the program of any allgather
+    timetable steady writes is valid for the independent checker, every rank ending
+    with every rank's shard, in place and out of place."""
+    platform = schedule.platform
+    e = (export_collective if schedule.is_collective else export_broadcast)(schedule)
+    report = check_bytes(e.text.encode(), "p.xml", platform)
+    assert report.ok, report.violations[:3]
+
+
+@given(collective_schedules(switched_platforms(max_compute=4, max_switches=2),
+                            kinds=("broadcast",), max_chunks=4))
+@settings(max_examples=15, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+def test_one_source_broadcasts_through_switches_pass_the_checker(schedule):
+    platform = schedule.platform
+    roots = {t.root or platform.source for t in schedule.trees}
+    assume(len(roots) == 1)
+    e = (export_collective if schedule.is_collective else export_broadcast)(schedule)
+    report = check_bytes(e.text.encode(), "p.xml", platform)
+    assert report.ok, report.violations[:3]
+
+
+def test_reductions_and_several_sources_are_refused_in_one_line(tmp_path, capsys):
+    platform = a100_platform(1)
+    result = collective_throughput(platform, "reduce-scatter")
+    schedule, _ = collective_schedule(platform, result, 4, "fast")
+    with pytest.raises(Refused, match="reduce-scatter"):
+        export_collective(schedule)
+    path = tmp_path / "rs.json"
+    path.write_text(schedule.to_json())
+    code, _, err = run(capsys, "export", "msccl", path, "-o", tmp_path / "rs.xml")
+    assert code == 2
+    assert_one_line_error(err, "collective")
+    sources = ["b0.gpu0", "b0.gpu1"]
+    result = collective_throughput(platform, "broadcast", sources)
+    schedule, _ = collective_schedule(platform, result, 4, "fast")
+    with pytest.raises(Refused, match="one root"):
+        export_collective(schedule)
+
+
+def test_export_command_writes_a_checked_allgather(tmp_path, capsys):
+    out = tmp_path / "ag.json"
+    code, _, err = run(capsys, "schedule", ROOT / "samples" / "collectives" /
+                       "a100-1.json", "--collective", "allgather", "--max-messages", "8",
+                       "--effort", "fast", "-o", out, "--quiet")
+    assert code == 0, err
+    code, text, err = run(capsys, "export", "msccl", out, "-o", tmp_path / "ag.xml")
+    assert code == 0, err
+    assert "allgather, 64 chunks per loop" in text and "every rank a root" in text
+    code, text, err = run(capsys, "verify", "--msccl", tmp_path / "ag.xml",
+                          ROOT / "samples" / "collectives" / "a100-1.json")
+    assert code == 0, err
+
+
+def test_sizes_are_for_one_port_broadcasts(capsys):
+    code, _, err = run(capsys, "export", "msccl", ROOT / "samples" / "collectives" /
+                       "a100-1.json", "--sizes", "1KB..1GB")
+    assert code == 2
+    assert_one_line_error(err, "ports")
+
+
+def test_a_link_s_consecutive_chunks_share_a_step_when_nothing_new_is_awaited():
+    """Rank 0 holds chunks 0-1 and sends them to rank 1 in two moves: one step with
+    merging.  Rank 1 forwards them, then chunk 2 (from rank 2, which no earlier step of
+    that link awaited): two steps although the chunks are consecutive."""
+    from steady.runtimes.msccl.loop import Move, causal_order
+    from steady.runtimes.msccl.program import program_of
+
+    ranks = {"a": 0, "b": 1, "c": 2, "d": 3}
+    moves = [Move(0, 0, 1, 0, 1), Move(1, 0, 1, 1, 1, priority=(1,)),
+             Move(2, 2, 1, 2, 1, startup=Fraction(5)), Move(3, 1, 3, 0, 2, after=(0, 1)),
+             Move(4, 1, 3, 2, 1, after=(2,), priority=(2,))]
+    timing = causal_order(moves, multiport=True)
+    held = {0: (2, 0), 2: (1, 2)}
+    merged = program_of(moves, timing, ranks, 3, held, merge=True)
+    plain = program_of(moves, timing, ranks, 3, held)
+    send_01 = [tb for tb in merged[0].threadblocks if tb.send == 1][0]
+    assert [(s.srcoff, s.cnt) for s in send_01.steps] == [(0, 2)]
+    assert len([tb for tb in plain[0].threadblocks if tb.send == 1][0].steps) == 2
+    send_13 = [tb for tb in merged[1].threadblocks if tb.send == 3][0]
+    assert [(s.srcoff, s.cnt) for s in send_13.steps] == [(0, 2), (2, 1)]
+
+
+def test_a_link_beyond_64_steps_is_spread_over_channels():
+    """65 moves of non-consecutive chunks on one link: 65 steps in one threadblock are
+    too many; the link gets a second connection on another channel, 33 and 32 steps."""
+    from steady.runtimes.msccl.export import laned_program
+    from steady.runtimes.msccl.loop import Move, causal_order
+
+    moves = [Move(i, 0, 1, 2 * i, 1, priority=(i,)) for i in range(65)]
+    timing = causal_order(moves, multiport=True)
+    gpus = laned_program(moves, timing, {"a": 0, "b": 1}, 130, {0: (130, 0)})
+    sends = [tb for tb in gpus[0].threadblocks if tb.send == 1]
+    recvs = [tb for tb in gpus[1].threadblocks if tb.recv == 0]
+    assert [len(tb.steps) for tb in sends] == [33, 32]
+    assert [len(tb.steps) for tb in recvs] == [33, 32]
+    assert sorted(tb.chan for tb in sends) == [0, 1]
+    assert [tb.chan for tb in sends] == [tb.chan for tb in recvs]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["mi250-2", "fat-tree-4"])
+def test_the_sample_allgathers_at_64_chunks_fit_the_executor(name):
+    """The two samples whose links carry the most steps: certified ratio >= 0.99 at
+    M <= 64 and a program within the executor's limits that the checker accepts."""
+    from steady.platform import Platform
+
+    platform = Platform.from_file(ROOT / "samples" / "collectives" / f"{name}.json")
+    result = collective_throughput(platform, "allgather")
+    schedule, stats = collective_schedule(platform, result, 64)
+    assert stats["ratio"] >= Fraction(99, 100)
+    e = export_collective(schedule)
+    assert e.most_steps <= 64
+    report = check_bytes(e.text.encode(), f"{name}.xml", platform)
+    assert report.ok, report.violations[:3]
