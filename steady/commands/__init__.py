@@ -79,7 +79,15 @@ def main(argv=None) -> int:
         return 130
 
 
+#: The attributes that name a subcommand (``steady experiment stp``, ...).
+_SUBCOMMANDS = ("command", "campaign", "grid_command", "ethernet_command", "runtime", "kind")
+
+
 def _run(args) -> int:
+    from ..progress import set_command
+
+    set_command(" ".join(["steady"] + [str(getattr(args, a)) for a in _SUBCOMMANDS
+                                       if getattr(args, a, None)]))
     try:
         return args.run(args)
     except InputError as exc:

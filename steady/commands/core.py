@@ -29,12 +29,17 @@ def _cmd_throughput(args) -> int:
         return _cmd_collective(args, platform, origin)
     if args.size is not None:
         raise InputError("<command line>", "--size", "applies to --collective only")
-    if args.tree is not None:
-        result = tree_throughput(platform, load_tree(args.tree, platform), str(args.tree))
-    elif args.dag:
-        result = dag_throughput(platform, origin)
-    else:
-        result = throughput(platform, args.method or "cuts")
+    from ..progress import StageBar
+
+    with StageBar(["exact optimum and its certificate"], args.quiet) as bar:
+        bar.stage("exact optimum and its certificate")
+        if args.tree is not None:
+            result = tree_throughput(platform, load_tree(args.tree, platform),
+                                     str(args.tree))
+        elif args.dag:
+            result = dag_throughput(platform, origin)
+        else:
+            result = throughput(platform, args.method or "cuts")
     if args.json:
         doc = {"platform": platform.name or origin}
         doc.update(result.to_dict())
@@ -74,9 +79,15 @@ def _cmd_collective(args, platform, origin) -> int:
     rates = args.rates.split(",") if args.rates else None
     if rates is not None and sources is None:
         raise InputError("<command line>", "--rates", "give --sources too")
-    result = collective_throughput(platform, kind, sources, rates,
-                                   symmetry=not args.no_symmetry, origin=origin)
-    report = check_collective(platform, result)
+    from ..progress import StageBar
+
+    with StageBar(["exact optimum", "independent check"], args.quiet) as bar:
+        bar.stage("exact optimum")
+        bar.note(kind)
+        result = collective_throughput(platform, kind, sources, rates,
+                                       symmetry=not args.no_symmetry, origin=origin)
+        bar.stage("independent check")
+        report = check_collective(platform, result)
     if not report.ok:  # pragma: no cover - the solver's postconditions hold
         print(f"steady: {origin}: certificate: {report.problems[0]}", file=sys.stderr)
         return 1
@@ -273,39 +284,53 @@ def _cmd_simulate(args) -> int:
     from ..schedule_file import Schedule
     from ..verify import verify
 
+    from ..progress import StageBar
+
     horizon = options.positive_exact(args.horizon, "--horizon")
     most = _most_messages(args.max_messages)
-    if args.schedule:
-        from ..simulate.choose import schedule_choice
-        from ..simulate.plan import TooLarge
-        from ..simulate.unroll import MAX_SLOTS, TooManySlots
+    stages = (["verifier", "the schedule's plan", "count and check"] if args.schedule
+              else ["exact throughput", "timed schedules", "count and check"])
+    with StageBar(stages, args.quiet) as bar:
+        if args.schedule:
+            from ..simulate.choose import schedule_choice
+            from ..simulate.plan import TooLarge
+            from ..simulate.unroll import MAX_SLOTS, TooManySlots
 
-        if most is not None or args.output:
-            raise InputError("<command line>", "--max-messages" if most is not None
-                             else "--output", "applies to a platform, not to "
-                             "--schedule (the file's schedule is simulated as it is)")
-        schedule = Schedule.from_file(args.schedule)
-        checked = verify(schedule.platform, schedule, optimality=False)
-        if rejected(checked):
-            return 1
-        optimum, source = ((checked.bound, "certificate") if checked.bound is not None
-                           else certified_optimum(schedule))
-        try:
-            choice = schedule_choice(schedule, horizon, optimum, args.forwarding or "period",
-                                     args.max_events)
-        except TooLarge as exc:
-            raise InputError("<command line>", "--forwarding listed", str(exc)) from None
-        except TooManySlots as exc:
-            raise InputError(args.schedule, "--forwarding pipelined",
-                             f"the lags read every message slot of a period, "
-                             f"{_magnitude(exc.slots)} here (at most {MAX_SLOTS}): "
-                             "use --forwarding period or listed") from None
-        platform, shown = schedule.platform, schedule
-    else:
-        platform, choice, source = _planned_horizon(args, horizon, most)
-        shown = None
-    report, plan = _horizon_report(platform, choice, source, args.max_events,
-                                   args.schedule is None)
+            if most is not None or args.output:
+                raise InputError("<command line>", "--max-messages" if most is not None
+                                 else "--output", "applies to a platform, not to "
+                                 "--schedule (the file's schedule is simulated as it is)")
+            schedule = Schedule.from_file(args.schedule)
+            bar.stage("verifier")
+            checked = verify(schedule.platform, schedule, optimality=False)
+            if not checked.ok:
+                choice = None
+            else:
+                bar.stage("the schedule's plan")
+                optimum, source = ((checked.bound, "certificate")
+                                   if checked.bound is not None
+                                   else certified_optimum(schedule))
+                try:
+                    choice = schedule_choice(schedule, horizon, optimum,
+                                             args.forwarding or "period", args.max_events)
+                except TooLarge as exc:
+                    raise InputError("<command line>", "--forwarding listed",
+                                     str(exc)) from None
+                except TooManySlots as exc:
+                    raise InputError(args.schedule, "--forwarding pipelined",
+                                     f"the lags read every message slot of a period, "
+                                     f"{_magnitude(exc.slots)} here (at most {MAX_SLOTS}): "
+                                     "use --forwarding period or listed") from None
+            platform, shown = schedule.platform, schedule
+        else:
+            platform, choice, source = _planned_horizon(args, horizon, most, bar)
+            shown = None
+        if choice is not None:
+            bar.stage("count and check")
+            report, plan = _horizon_report(platform, choice, source, args.max_events,
+                                           args.schedule is None)
+    if choice is None and rejected(checked):
+        return 1
     if shown is None:
         shown = choice.best.table.schedule(choice.result)
     if args.output:
@@ -342,26 +367,31 @@ def _magnitude(n: int) -> str:
     return f"about 10^{int(n.bit_length() * 0.30103)}"
 
 
-def _planned_horizon(args, horizon, most):
+def _planned_horizon(args, horizon, most, bar):
     """(platform, choice, optimum's source) for a platform: the candidate table of
-    steady.simulate.choose at the asked effort."""
-    from ..progress import StageBar
+    steady.simulate.choose at the asked effort (``bar`` shows the M under way, out of
+    the effort's ladder: the chooser may stop it early)."""
+    from ..schedule.effort import effort
     from ..simulate.choose import LISTED, horizon_choice
     from ..simulate.plan import TooLarge
     from ..throughput import throughput
 
     platform, _ = load_platform(args.platform)
     rules = (args.forwarding,) if args.forwarding else None
-    with StageBar(["exact throughput", "timed schedules", "plan"], args.quiet) as bar:
-        bar.stage("exact throughput")
-        result = throughput(platform, "trees")
-        bar.stage("timed schedules")
-        try:
-            choice = horizon_choice(platform, result, horizon, args.effort, rules, most,
-                                    lambda m: bar.note(f"M = {m}"), args.max_events)
-        except TooLarge as exc:
-            raise InputError("<command line>", "--forwarding listed", str(exc)) from None
-        bar.stage("plan")
+    ladder = [m for m in effort(args.effort).ladder if most is None or m < most]
+    ladder += [most] if most is not None else []
+    bar.stage("exact throughput")
+    result = throughput(platform, "trees")
+    bar.stage("timed schedules")
+
+    def tried(m):
+        bar.item(ladder.index(m) if m in ladder else 0, len(ladder), f"M = {m}")
+
+    try:
+        choice = horizon_choice(platform, result, horizon, args.effort, rules, most,
+                                tried, args.max_events)
+    except TooLarge as exc:
+        raise InputError("<command line>", "--forwarding listed", str(exc)) from None
     if rules == (LISTED,) and choice.best.forwarding != LISTED:   # pragma: no cover
         raise AssertionError("the list run was asked for")
     return platform, choice, "exact optimum"
@@ -664,6 +694,7 @@ def add_commands(sub) -> None:
     tp.add_argument("--no-symmetry", action="store_true",
                     help="ignore the platform's symmetry (solve every root)")
     tp.add_argument("--json", action="store_true", help="machine-readable output")
+    tp.add_argument("--quiet", action="store_true", help="no progress on stderr")
     tp.set_defaults(run=_cmd_throughput)
 
     sc = sub.add_parser("schedule", help="optimal periodic schedule (002 §5.4.2), verified",

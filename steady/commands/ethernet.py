@@ -106,6 +106,8 @@ def add_experiments(experiments) -> None:
                                             "with Table 2's parameters.")
     t3.add_argument("--out", default="ethernet-table3", metavar="DIR",
                     help="output folder (default ./ethernet-table3)")
+    t3.add_argument("--force", action="store_true",
+                    help="replace a campaign of other settings in --out")
     t3.set_defaults(run=_cmd_table3)
 
 
@@ -312,7 +314,12 @@ def _cmd_height(args) -> int:
     if args.topologies < 1:
         raise InputError("<command line>", "--topologies", f"{args.topologies}: need "
                          "at least 1")
-    folder = CampaignFolder(args.out, plots=not args.no_plots)   # before the work
+    # before the work; the two kinds of switch trees default to two folders
+    out = args.out if args.out is not None else (
+        "ethernet-height" if args.switch_tree == "links"
+        else f"ethernet-height-{args.switch_tree}")
+    folder = CampaignFolder(out, plots=not args.no_plots,
+                            settings=options.campaign_settings(args), force=args.force)
     todo = ethernet.height_tasks(machines, per_switch, args.topologies, args.seed,
                                  args.switch_tree)
     rows = parallel_map(ethernet.evaluate_height, todo, jobs=args.jobs,
@@ -349,7 +356,8 @@ def _cmd_table3(args) -> int:
     from ..experiments.ethernet_report import table3_report, write_table3_outputs
     from ..experiments.runner import CampaignFolder
 
-    folder = CampaignFolder(args.out)
+    folder = CampaignFolder(args.out, settings=options.campaign_settings(args),
+                            force=args.force)
     rows = table3_rows()
     written = folder.publish(lambda out: write_table3_outputs(rows, out))
     print(table3_report(rows), end="")

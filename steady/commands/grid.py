@@ -209,7 +209,10 @@ def _campaign_folder(args):
                                ("--node-limit", args.node_limit, 1)):
         if value < low:
             raise InputError("<command line>", option, f"must be >= {low}, not {value}")
-    folder = CampaignFolder(args.out, plots=not args.no_plots)
+    out = args.out if args.out is not None else (
+        "grid-campaign" if args.links == "per-pair" else f"grid-{args.links}-campaign")
+    folder = CampaignFolder(out, plots=not args.no_plots,
+                            settings=options.campaign_settings(args), force=args.force)
     check_workers(args.jobs, args.backend, args.scheduler)
     return folder
 

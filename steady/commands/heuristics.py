@@ -32,6 +32,7 @@ def add_commands(sub) -> None:
     he.add_argument("--best-tree", type=options.seconds(), default=10.0, metavar="SECONDS",
                     help="time limit of the exact best-tree search (default 10; 0: skip)")
     he.add_argument("--json", action="store_true", help="machine-readable output")
+    he.add_argument("--quiet", action="store_true", help="no progress on stderr")
     he.set_defaults(run=_cmd_heuristics)
 
 
@@ -72,17 +73,31 @@ def _cmd_heuristics(args) -> int:
     from ..platform import load_platform
     from ..throughput import throughput
     from ..heuristics.models import send_overheads
-    from ..heuristics.registry import run_heuristics
+    from ..heuristics.registry import heuristics_for, run_heuristics
+    from ..progress import StageBar
 
     platform, origin = load_platform(args.platform)
     if args.model == "multi-port":
         send_overheads(platform, origin)
     if args.best_tree < 0:
         raise InputError("<command line>", "--best-tree", "a time limit is >= 0 seconds")
-    lp = throughput(platform)
-    results = run_heuristics(platform, args.model, lp=lp)
-    optimum = _optimum(platform, args.model, lp)
-    best = _best(platform, args.model, args.best_tree)
+    stages = ["exact optimum", "heuristics", "reference"] + (
+        ["exact best tree"] if args.best_tree else [])
+    with StageBar(stages, args.quiet) as bar:
+        bar.stage("exact optimum")
+        lp = throughput(platform)
+        bar.stage("heuristics")
+        names = heuristics_for(args.model)
+        results = {}
+        for i, name in enumerate(names):
+            bar.item(i, len(names), name)
+            results.update(run_heuristics(platform, args.model, lp=lp, names=[name]))
+        bar.stage("reference")
+        optimum = _optimum(platform, args.model, lp)
+        if args.best_tree:
+            bar.stage("exact best tree")
+            bar.note(f"at most {args.best_tree:g} s")
+        best = _best(platform, args.model, args.best_tree)
     if args.json:
         doc = {name: {"throughput": format_exact(r.throughput), "ratio":
                       format_exact(r.throughput / optimum), "tree": _edges(r.parent)}
@@ -196,7 +211,11 @@ def _cmd_experiment(args) -> int:
     if args.lan_redundancy < 1 or (args.lan_redundancy > 1 and kind != "tiers"):
         raise InputError("<command line>", "--lan-redundancy", "links per LAN leaf, >= 1, "
                          "for --platforms tiers")
-    folder = CampaignFolder(args.out, plots=not args.no_plots)   # before the work
+    # before the work; the two kinds of platforms default to two folders
+    out = args.out if args.out is not None else (
+        "stp-campaign" if kind == "random" else "stp-tiers-campaign")
+    folder = CampaignFolder(out, plots=not args.no_plots,
+                            settings=options.campaign_settings(args), force=args.force)
     todo = stp.tasks(kind, nodes, densities, repeats, args.seed,
                      multiport=not args.one_port_only, best_tree_limit=args.best_tree,
                      lan_redundancy=args.lan_redundancy)

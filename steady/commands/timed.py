@@ -111,7 +111,7 @@ def run_schedule(args, platform, origin) -> int:
         bar.stage("exact throughput")
         result = throughput(platform, "trees")
         bar.stage(shape)
-        schedule, stats = _short_schedule(platform, result, args, most)
+        schedule, stats = _short_schedule(platform, result, args, most, bar.note)
         bar.stage("verifier")
         report = verify(platform, schedule)  # the independent checker, before any write
         bar.stage("file")
@@ -132,8 +132,16 @@ def run_schedule(args, platform, origin) -> int:
     return 0
 
 
-def _short_schedule(platform, result, args, most):
-    build = _builder(args, platform, result)
+def _short_schedule(platform, result, args, most, note=None):
+    """The schedule the options ask for; ``note(text)`` is told the M under way (the
+    searches of --ratio and --max-period build several)."""
+    construct = _builder(args, platform, result)
+
+    def build(p, r, m):
+        if note is not None:
+            note(f"M = {m}")
+        return construct(p, r, m)
+
     if args.ratio is not None:
         return _for_ratio(platform, result, positive_exact(args.ratio, "--ratio"),
                           most or RATIO_LIMIT, build)
@@ -196,7 +204,7 @@ def _for_ratio(platform, result, target: Fraction, limit: int, construct):
 def _cmd_tradeoff(args) -> int:
     from ..platform import load_platform
     from ..present.plots import pyplot, tradeoff_plot
-    from ..progress import CountBar
+    from ..progress import StageBar
     from ..network.rows import has_link_rows
     from ..schedule.timed import timed_schedule, tree_families
     from ..throughput import throughput
@@ -207,12 +215,17 @@ def _cmd_tradeoff(args) -> int:
         pyplot(args.plot, "--plot")  # a bad suffix or no matplotlib: say so before the work
     platform, origin = load_platform(args.platform)
     shared = steps and has_link_rows(platform)
-    steps = steps and not shared  # short synchronous steps hold ports only (issue 19)
-    result = throughput(platform, "trees")
-    families = tree_families(platform, result, args.effort)
+    steps = steps and not shared  # short synchronous steps hold ports only (shared links)
     rows = []
-    with CountBar(len(counts), "short-period schedules", args.quiet) as bar:
-        for m in counts:
+    with StageBar(["exact throughput", "optimal trees", "short-period schedules"],
+                  args.quiet) as bar:
+        bar.stage("exact throughput")
+        result = throughput(platform, "trees")
+        bar.stage("optimal trees")
+        families = tree_families(platform, result, args.effort)
+        bar.stage("short-period schedules")
+        for i, m in enumerate(counts):
+            bar.item(i, len(counts), f"M = {m}")
             schedule, stats = timed_schedule(platform, result, m, args.effort, families)
             row = {"max_messages": m, "messages_per_period": schedule.messages_per_period,
                    "ratio": stats["ratio"], "period": schedule.period,
@@ -221,7 +234,6 @@ def _cmd_tradeoff(args) -> int:
             if steps:
                 row.update(_steps_row(platform, result, m, schedule))
             rows.append(row)
-            bar.advance()
     if args.plot:
         tradeoff_plot(rows, args.plot, platform.name or origin)
         if not args.json:
