@@ -52,6 +52,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 EPILOG = """\
+papers (README, "Reproducing the seed papers"): 002 Legrand, Beaumont, Marchal,
+  Robert, steady-state broadcasts (the core); 000 pipelined broadcast trees; 001
+  grid-aware broadcast; 004 pipelined broadcast on Ethernet clusters. "002 §5.2"
+  names a section of paper 002. Words and symbols: docs/glossary.md.
+
 exit codes:
   0    success (verify: the schedule is valid)
   1    a check failed (verify found violations, a schedule was rejected, ...)

@@ -23,7 +23,7 @@ _UNITS = {"": 1, "b": 1, "k": 1024, "kb": 1024, "m": 1024 ** 2, "mb": 1024 ** 2}
 def add_commands(sub) -> None:
     """Add ``steady ethernet`` to the ``steady`` subparsers ``sub``."""
     eth = sub.add_parser("ethernet", help="pipelined broadcast on Ethernet switched "
-                         "clusters (seed 004): contention-free trees, segment sizes",
+                         "clusters (paper 004): contention-free trees, segment sizes",
                          description="Contention-free broadcast trees on a tree of "
                                      "switches (004 §4.1) and the extended pLogP model "
                                      "of the segment size (004 §4.2).")
@@ -45,7 +45,7 @@ def add_commands(sub) -> None:
                     "trees of 004 §3.1 (flat, binomial, binary, k-ary, linear) and every "
                     "pair of their communications that contend")
     tr.add_argument("--json", action="store_true", help="machine-readable output")
-    tr.add_argument("--quiet", action="store_true", help="no progress bar on stderr "
+    tr.add_argument("--quiet", action="store_true", help="no progress on stderr "
                     "(--compare on large clusters takes seconds)")
     tr.set_defaults(run=_cmd_tree)
 
@@ -76,7 +76,7 @@ def add_commands(sub) -> None:
 
 def add_experiments(experiments) -> None:
     """Add the ``ethernet-height`` (Figure 5) and ``ethernet-table3`` campaigns."""
-    ex = experiments.add_parser("ethernet-height", help="seed 004 Figure 5: heights of "
+    ex = experiments.add_parser("ethernet-height", help="paper 004 Figure 5: heights of "
                                 "Algorithm 2 trees on random clusters",
                                 description="Average height of Algorithm 2's trees on "
                                             "random clusters (004 §4.1.2) against the "
@@ -99,7 +99,7 @@ def add_experiments(experiments) -> None:
     add_campaign_options(ex, "ethernet-height")
     ex.set_defaults(run=_cmd_height)
 
-    t3 = experiments.add_parser("ethernet-table3", help="seed 004 Table 3: the segment "
+    t3 = experiments.add_parser("ethernet-table3", help="paper 004 Table 3: the segment "
                                 "sizes the pLogP model predicts, beside the paper's",
                                 description="Formula (1) (linear tree, P = 32) and formula "
                                             "(2) (Algorithm 2 on an assumed topology (4)) "

@@ -20,10 +20,11 @@ MODELS = ("one-port", "multi-port")
 def add_commands(sub) -> None:
     """Add ``steady heuristics`` to the ``steady`` subparsers ``sub``."""
     he = sub.add_parser("heuristics", help="single-tree pipelined broadcast: every heuristic "
-                        "of seed 000 against the exact optima",
+                        "of paper 000 against the exact optima",
                         description="Every heuristic's broadcast tree and its exact "
-                                    "throughput (seed 000), the MTP optimum (several trees, "
-                                    "002 §5.2) and the exact best single tree.")
+                                    "throughput (paper 000), the optimum with several "
+                                    "trees at once (the paper's MTP, 002 §5.2) and the "
+                                    "exact best single tree.")
     he.add_argument("platform", nargs="?", help="steady-platform v1 file (default: the "
                     "embedded platform of 002 Figure 1)")
     he.add_argument("--model", choices=MODELS, default="one-port",
@@ -38,10 +39,11 @@ def add_commands(sub) -> None:
 
 def add_experiments(experiments) -> None:
     """Add the ``stp`` campaign (seed 000 §5) to ``steady experiment``."""
-    ex = experiments.add_parser("stp", help="seed 000 §5: heuristics on random (Table 2) "
+    ex = experiments.add_parser("stp", help="paper 000 §5: heuristics on random (Table 2) "
                                 "or Tiers-like (Table 3) platforms",
                                 description="For every generated platform: every heuristic's "
-                                            "throughput relative to the MTP optimum and to "
+                                            "throughput relative to the optimum with "
+                                            "several trees (MTP) and to "
                                             "the exact best tree; CSV files, Figures 4(a), "
                                             "4(b), 5, Table 3 and a report in --out.")
     ex.add_argument("--platforms", choices=("random", "tiers"), default="random")
@@ -126,13 +128,15 @@ _CELL = 24
 
 
 def _print_heuristics(platform, origin, model, optimum, lp, best, results) -> None:
-    reference = ("MTP optimum (one-port LP, several trees)" if model == "one-port"
-                 else "multi-port bound (several trees)")
+    reference = ("the optimum with several trees at once (the paper's MTP, one-port)"
+                 if model == "one-port" else
+                 "our multi-port bound: no multi-port schedule, even with several trees, "
+                 "does better")
     print(f"platform   {platform_text(platform, origin)}, model {model}")
     print(f"optimum    {per_time_unit(optimum, where=IN_JSON)}: {reference}")
     if model == "multi-port":
-        print(f"one-port   {number(lp.throughput, IN_JSON)}: the MTP optimum of the one-port "
-              "model, seed 000 Figure 5's reference")
+        print(f"one-port   {number(lp.throughput, IN_JSON)}: the one-port optimum with "
+              "several trees (the reference of paper 000's Figure 5)")
     if best is not None:
         status = "proven optimal" if best.optimal else \
             f"time limit; proven <= {exact(best.upper_bound, IN_JSON)}"

@@ -103,7 +103,7 @@ def run_schedule(args, platform, origin) -> int:
                          "graph problem; drop --dag or the short-period option")
     if args.steps and has_link_rows(platform):
         raise InputError(origin, "network", "short synchronous steps (--steps) do not fit "
-                         "shared network links yet (issue 19): drop --steps for a "
+                         "shared network links yet (docs/limits.md): drop --steps for a "
                          "timetable that does")
     most = _count(args.max_messages, "--max-messages") if args.max_messages else None
     shape = "steps" if args.steps else "timetable"
@@ -123,7 +123,8 @@ def run_schedule(args, platform, origin) -> int:
     if args.json:
         print_json(summary)
     else:
-        print_sheet(_rows(schedule, report.ratio, stats, summary, args.output))
+        print_sheet(_rows(schedule, report.ratio, stats, summary, args.output, most,
+                          args.ratio is None))
     if args.ratio is not None and report.ratio < positive_exact(args.ratio, "--ratio"):
         print(f"steady: no M up to {stats['limit']} reaches ratio {args.ratio}; the best "
               f"found is M = {schedule.messages_per_period}, ratio "
@@ -262,7 +263,7 @@ def _cmd_tradeoff(args) -> int:
               " --steps) on the same trees")
     if shared:
         print("no steps column: short synchronous steps do not fit shared network links "
-              "yet (issue 19); the timetables do")
+              "yet (docs/limits.md); the timetables do")
     if sizes is not None:
         runtimes.print_tradeoff_sizes(sizes)
     return 0
@@ -302,14 +303,29 @@ def _shape(schedule) -> str:
     return "steady-schedule v2, a timetable"
 
 
-def _rows(schedule, ratio, stats, summary, output) -> list:
+def _messages_text(m: int, most, ratio, bounded: bool) -> str:
+    """Messages per period, and why not fewer: the construction fills the period up to
+    M (more messages never certify a worse ratio on the same trees), so at ratio 1 a
+    smaller M may do as well."""
+    text = str(m)
+    if most is not None and bounded:
+        text += f" (at most --max-messages {most})"
+        if ratio == 1 and m > 1:
+            text += ("; fewer may reach ratio 1 too: --ratio 1 finds a small M that "
+                     "does")
+    return text
+
+
+def _rows(schedule, ratio, stats, summary, output, most=None, bounded=True) -> list:
     return [("platform", summary["platform"]),
             ("schedule", _shape(schedule)),
             ("throughput", per_time_unit(schedule.throughput)),
             ("optimum", per_time_unit(schedule.optimum_bound)),
             ("ratio", f"{ratio_text(ratio)}, certified"),
-            ("period", number(schedule.period)),
-            ("messages/period", str(schedule.messages_per_period)),
+            ("period", f"{number(schedule.period)} time units (one round of the "
+                       "schedule, which repeats)"),
+            ("messages/period", _messages_text(schedule.messages_per_period, most, ratio,
+                                               bounded)),
             ("trees", str(len(schedule.trees))),
             ("transfers", f"{schedule.transfer_count} ({stats['construction']})"),
             ("file", f"{output or '(not written: use -o FILE)'}, "
@@ -318,13 +334,31 @@ def _rows(schedule, ratio, stats, summary, output) -> list:
                          "prices)")]
 
 
-def huge_period_note(messages_per_period: int) -> str | None:
-    """One line for an exact optimum too long to run, naming --max-messages."""
+def huge_period_note(messages_per_period: int, period=None) -> str | None:
+    """One line for an exact schedule too long to run, naming --max-messages (None
+    when it can run: at most HUGE messages per period)."""
     if messages_per_period <= HUGE:
         return None
     digits = len(str(messages_per_period))
-    return (f"note: the exact optimum needs a {digits}-digit number of messages per "
-            "period; --max-messages 1000 gives a short period with a certified ratio")
+    length = "" if period is None else \
+        f"one period lasts {magnitude(period)} time units and "
+    return (f"no: {length}carries a {digits}-digit number of messages: it cannot run "
+            "in any horizon of practical length (exact optima of heterogeneous "
+            "platforms have huge denominators); steady schedule PLATFORM "
+            "--max-messages 1000 gives a short period with a certified ratio")
+
+
+def magnitude(x) -> str:
+    """``~8.4e+30``: the size of a huge positive number at a glance."""
+    x = Fraction(x)
+    whole = x.numerator // x.denominator
+    if whole < 10 ** 6:
+        return "~" + decimal_text(x, 2)
+    digits = len(str(whole))
+    lead = round(whole / 10 ** (digits - 2)) if digits <= 300 else int(str(whole)[:2])
+    if lead == 100:
+        lead, digits = 10, digits + 1
+    return f"~{lead // 10}.{lead % 10}e+{digits - 1}"
 
 
 def ratio_text(ratio: Fraction) -> str:
