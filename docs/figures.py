@@ -361,6 +361,8 @@ figure("tp-dag", ["tp-dag"])(lambda r: doc(r["tp-dag"])["throughput"])
 figure("tp-tree", ["tp-tree"])(lambda r: doc(r["tp-tree"])["throughput"])
 figure("fig1-messages", ["schedule-fig1"])(
     lambda r: doc(r["schedule-fig1"])["messages_per_period"])
+figure("fig1-period", ["schedule-fig1"])(lambda r: doc(r["schedule-fig1"])["period"])
+figure("fig1-period-star", ["tp-fig1"])(lambda r: doc(r["tp-fig1"])["period"])
 figure("dag-q", ["schedule-dag"])(lambda r: str(doc(r["schedule-dag"])["q"]))
 figure("dag-layers", ["schedule-dag"])(
     lambda r: {1: "one", 2: "two", 3: "three", 4: "four", 5: "five"}.get(
@@ -546,25 +548,12 @@ figure("tiers-stars-range", ["stp-tiers-stars"])(lambda r: _stars(r).split("|")[
 
 # the seed 001 campaign ------------------------------------------------------------------
 
-def _verdicts(r) -> str:
-    header, rows = md_tables(_report(r, "grid", "grid-report.md"))[_VERDICTS]
-    return table_text(header, rows)
-
-
-_VERDICTS = None   # the title of the grid report's verdict table, found by its header
-
-
-def _grid_titles(r):
-    global _VERDICTS
-    for title, (header, _) in md_tables(_report(r, "grid", "grid-report.md")).items():
-        if header[:1] == ["finding of 001 §6"]:
-            _VERDICTS = title
-    return _VERDICTS
-
-
 def _grid_verdicts(r) -> str:
-    _grid_titles(r)
-    return _verdicts(r)
+    """The report's table of verdicts on the paper's findings, as it prints it."""
+    for header, rows in md_tables(_report(r, "grid", "grid-report.md")).values():
+        if header[:1] == ["finding of 001 §6"]:
+            return table_text(header, rows)
+    raise KeyError("no verdict table in grid-report.md")
 
 
 figure("grid-verdicts", ["grid"])(_grid_verdicts)
@@ -609,16 +598,11 @@ figure("grid-per-grid-leads", ["grid-per-grid"])(
     lambda r: _leads(r, "grid-per-grid", "ecef-lat-max", range(4, 11)))
 
 
-def _grid_table(r, title) -> dict:
-    return {row["n"]: row for row in
-            (dict(zip(h, row)) for h, rows in [md_tables(_report(
-                r, "grid", "grid-report.md"))[title]] for row in rows)}
-
-
 def _optimality(r) -> dict:
-    for title, (header, _) in md_tables(_report(r, "grid", "grid-report.md")).items():
+    """{n: row} of the report's table of how often the global minimum is optimal."""
+    for header, rows in md_tables(_report(r, "grid", "grid-report.md")).values():
         if "global minimum optimal" in header:
-            return _grid_table(r, title)
+            return {row[0]: dict(zip(header, row)) for row in rows}
     raise KeyError("no optimality table in grid-report.md")
 
 

@@ -33,6 +33,7 @@ class Clock:
 def clock(monkeypatch):
     fake = Clock()
     monkeypatch.setattr(progress, "time", fake)
+    monkeypatch.setattr(progress, "_COMMAND", ["steady"])
     monkeypatch.setenv("STEADY_PROGRESS", "auto")
     return fake
 

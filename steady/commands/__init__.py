@@ -78,7 +78,7 @@ def main(argv=None) -> int:
             if args.command is None:  # plain `steady`: the help, not an error
                 parser.print_help()
                 return 0
-            return _run(args)
+            return _named(args)
     except KeyboardInterrupt:  # a signal while the handlers are put back: still 130
         print("steady: interrupted", file=sys.stderr)
         return 130
@@ -88,11 +88,19 @@ def main(argv=None) -> int:
 _SUBCOMMANDS = ("command", "campaign", "grid_command", "ethernet_command", "runtime", "kind")
 
 
-def _run(args) -> int:
+def _named(args) -> int:
+    """:func:`_run`, the progress lines naming the command (``steady experiment stp``)."""
     from ..progress import set_command
 
     set_command(" ".join(["steady"] + [str(getattr(args, a)) for a in _SUBCOMMANDS
                                        if getattr(args, a, None)]))
+    try:
+        return _run(args)
+    finally:
+        set_command("steady")     # commands run in-process too (tests, docs/figures.py)
+
+
+def _run(args) -> int:
     try:
         return args.run(args)
     except InputError as exc:
