@@ -9,6 +9,7 @@ import errno
 import json
 import subprocess
 import sys
+from fractions import Fraction
 from pathlib import Path
 
 import pytest
@@ -73,6 +74,22 @@ def test_schedule_json_summary(capsys, tmp_path, method):
     assert doc["period"] == written["period"]
     assert int(doc["messages_per_period"]) == int(written["messages_per_period"])
     assert doc["trees"] == len(written["trees"]) and doc["matchings"] == len(written["steps"])
+
+
+def test_schedule_json_ratio_on_shared_links(capsys, tmp_path):
+    """With shared network links the steps carry a certified ratio: --json gives it
+    exactly, the same as steady verify's; a one-port platform has none (it is optimal)."""
+    path = tmp_path / "s.json"
+    code, out, _ = run(capsys, "schedule", str(SAMPLES / "simgrid" / "small_platform.json"),
+                       "--json", "--quiet", "-o", path)
+    assert code == 0
+    ratio = Fraction(json.loads(out)["ratio"])
+    assert 0 < ratio < 1
+    code, out, _ = run(capsys, "verify", str(SAMPLES / "simgrid" / "small_platform.json"),
+                       path, "--json")
+    assert code == 0 and Fraction(json.loads(out)["ratio"]) == ratio
+    code, out, _ = run(capsys, "schedule", FIGURE1, "--json", "--quiet")
+    assert code == 0 and "ratio" not in json.loads(out)
 
 
 def test_schedule_dag_sample(capsys, tmp_path):

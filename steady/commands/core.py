@@ -194,6 +194,8 @@ def _cmd_schedule(args) -> int:
                "matching_bound": stats["matching_bound"], "steps": len(schedule.steps),
                "transfers": schedule.transfer_count, "file_bytes": len(text.encode()),
                "file": args.output, "verified": True}
+    if "ratio" in stats:   # steps fitted to shared network links: a certified ratio
+        summary["ratio"] = format_exact(stats["ratio"])
     if args.dag:
         summary.update({"q": stats["q"], "heights": stats["heights"],
                         "layers": stats["layer_table"]})
