@@ -1,9 +1,12 @@
 """Every figure that README.md and docs/*.md quote, regenerated from the commands
 themselves (issue 45; ours).
 
-    python docs/figures.py                  # the cheap figures (about a minute)
+    python docs/figures.py                  # the cheap figures (about 20 s of runs)
     python docs/figures.py --all            # and the expensive ones: campaigns, long
-                                            # runs, benchmarks (about 2 h on 2 cores)
+                                            # runs, benchmarks (53 min on 2 cores at
+                                            # load 2-5: stp-tiers 21, stp 10, grid-per-grid
+                                            # 9, stp-tiers-stars 5, grid 2 min, the rest
+                                            # under a minute each)
     python docs/figures.py --only stp,grid  # some groups (--list names them)
     python docs/figures.py --check          # compare, write nothing: exit 1 on drift
     python docs/figures.py --all --reuse    # reuse the runs kept in --work (default
