@@ -38,9 +38,23 @@ from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from fractions import Fraction
 
-from hypothesis import event
-from hypothesis import strategies as st
-from hypothesis.errors import InvalidArgument
+
+def _hypothesis_setup_hook() -> None:
+    """The ``hypothesis`` entry point (pyproject.toml): hypothesis calls it when it is
+    imported, so the types are registered before any test module imports steady.
+
+    Defined before this module imports hypothesis: when a user's first import is
+    ``import steady.strategies``, that import of hypothesis runs the entry point while
+    this module is still half loaded; the hook then finds no ``_register`` yet and does
+    nothing (the module registers the types itself, at its end)."""
+    register = globals().get("_register")
+    if register is not None:
+        register()
+
+
+from hypothesis import event  # noqa: E402  (after the hook, see its docstring)
+from hypothesis import strategies as st  # noqa: E402
+from hypothesis.errors import InvalidArgument  # noqa: E402
 
 from .inputs import as_platform
 from .numbers import parse_exact
@@ -1202,12 +1216,6 @@ def _register() -> None:
     on type hints) draw from :func:`platforms` and :func:`schedules`."""
     st.register_type_strategy(Platform, platforms())
     st.register_type_strategy(Schedule, schedules(platforms(max_nodes=5)))
-
-
-def _hypothesis_setup_hook() -> None:
-    """The ``hypothesis`` entry point (pyproject.toml): hypothesis calls it when it is
-    imported, so the types are registered before any test module imports steady."""
-    _register()
 
 
 _register()

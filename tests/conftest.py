@@ -4,6 +4,7 @@
   ``timing`` (a wall-clock measurement, compared with its own baseline measured in the
   same run).  ``python -m pytest`` skips both; ``.ci/run`` sets STEADY_CI=1, which runs
   them (``--all`` does too).
+* Progress: ``STEADY_PROGRESS=terminal`` (no status lines in captured stderr).
 * Hypothesis: no deadline and no too-slow health check (a loaded machine must not turn a
   slow example into a failure); CI runs the properties derandomized: the same examples
   on every run, so that a verdict is reproducible; local runs keep drawing fresh
@@ -14,6 +15,12 @@ import os
 
 import pytest
 from hypothesis import HealthCheck, settings
+
+# Commands print status lines on a non-terminal stderr after a few seconds of work
+# (steady.progress); a test that checks stderr must not depend on how loaded the
+# machine is, so the suite asks for the terminal bar only (the progress tests set
+# STEADY_PROGRESS themselves).  Subprocesses inherit it.
+os.environ.setdefault("STEADY_PROGRESS", "terminal")
 
 _CALM = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow,
                                                     HealthCheck.data_too_large])

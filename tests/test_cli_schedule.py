@@ -9,6 +9,7 @@ import errno
 import json
 import subprocess
 import sys
+from fractions import Fraction
 from pathlib import Path
 
 import pytest
@@ -73,6 +74,22 @@ def test_schedule_json_summary(capsys, tmp_path, method):
     assert doc["period"] == written["period"]
     assert int(doc["messages_per_period"]) == int(written["messages_per_period"])
     assert doc["trees"] == len(written["trees"]) and doc["matchings"] == len(written["steps"])
+
+
+def test_schedule_json_ratio_on_shared_links(capsys, tmp_path):
+    """With shared network links the steps carry a certified ratio: --json gives it
+    exactly, the same as steady verify's; a one-port platform has none (it is optimal)."""
+    path = tmp_path / "s.json"
+    code, out, _ = run(capsys, "schedule", str(SAMPLES / "simgrid" / "small_platform.json"),
+                       "--json", "--quiet", "-o", path)
+    assert code == 0
+    ratio = Fraction(json.loads(out)["ratio"])
+    assert 0 < ratio < 1
+    code, out, _ = run(capsys, "verify", str(SAMPLES / "simgrid" / "small_platform.json"),
+                       path, "--json")
+    assert code == 0 and Fraction(json.loads(out)["ratio"]) == ratio
+    code, out, _ = run(capsys, "schedule", FIGURE1, "--json", "--quiet")
+    assert code == 0 and "ratio" not in json.loads(out)
 
 
 def test_schedule_dag_sample(capsys, tmp_path):
@@ -212,10 +229,17 @@ def test_verify_suboptimal_schedule(capsys, suboptimal_file):
 
 
 def test_verify_platform_mismatch_exits_1(capsys, schedule_file):
-    """The Figure 1 schedule against the DAG of Figure 5 (no P2->P1)."""
+    """The Figure 1 schedule against the DAG of Figure 5 (no P2->P1): one line naming
+    the difference, not the cascade of rules it breaks (issue 45); --json lists all."""
     code, out, _ = run(capsys, "verify", DAG, schedule_file)
     assert code == 1
-    assert "[platform]" in out and "P2->P1" in out
+    assert out == ("invalid: the schedule was built for another platform (figure-1, not "
+                   "figure-5-dag): link P2->P1: link P2->P1 of the schedule's platform "
+                   "is not in the platform; verify it against the platform it was made "
+                   "for (--json lists every violation)\n")
+    code, out, _ = run(capsys, "verify", DAG, schedule_file, "--json")
+    kinds = [v["kind"] for v in json.loads(out)["violations"]]
+    assert code == 1 and "platform" in kinds and len(kinds) > 1
 
 
 # -- steady show ---------------------------------------------------------------------------------

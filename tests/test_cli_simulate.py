@@ -49,7 +49,7 @@ def test_text_output_names_the_phases(capsys):
     code, out, _ = run(capsys, "simulate", SAMPLES / "figure1.json", "--horizon", "13/2")
     assert code == 0
     assert "delivered" in out and "4 messages" in out and "Lemma 7" in out
-    assert "paper's sequential 7" in out
+    assert "the paper's construction, one message at a time: 7; its I" in out
 
 
 def test_from_a_schedule_file(tmp_path, capsys):

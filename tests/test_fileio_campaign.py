@@ -71,7 +71,8 @@ def test_a_complete_run_marks_the_folder_and_a_rerun_replaces_it(tmp_path, capsy
     assert code == 0 and f"written to {out}" in text
     marker = json.loads((out / MARKER).read_text())
     assert marker == {"format": "steady-campaign", "version": 1, "complete": True,
-                      "files": ["table3.csv", "table3.md"]}
+                      "files": ["table3.csv", "table3.md"],
+                      "settings": {"campaign": "ethernet-table3"}}
     # a stale file of the previous run (listed by its marker) goes, the user's stays
     (out / "stale.csv").write_text("old run")
     marker["files"].append("stale.csv")
@@ -128,3 +129,39 @@ def test_partial_folders_of_a_killed_run_do_not_count(tmp_path):
     with pytest.raises(InputError, match="no complete steady campaign"):
         (tmp_path / "out" / "x.csv").write_text("")
         CampaignFolder(tmp_path / "out")
+
+
+def test_other_settings_are_not_replaced_without_force(tmp_path, capsys, monkeypatch):
+    """Issue 45: the README's two stp campaigns once shared one default folder, the
+    second silently replacing the first.  A folder of a campaign run with other
+    settings is refused before any work (naming the first difference) unless --force;
+    the same settings replace the previous run as before."""
+    out = tmp_path / "eh"
+    first = CAMPAIGNS["ethernet-height"] + [str(out)]
+    assert run(capsys, *first)[0] == 0
+    before = folder_state(out)
+    other = first[:2] + ["--seed", "1"] + first[2:]
+    code, text, err = run(capsys, *other)
+    assert code == 2 and text == ""
+    assert_one_line_error(err, "--out")
+    assert "other settings (seed 0 there, 1 now): give --force" in err
+    assert folder_state(out) == before
+    assert run(capsys, *first)[0] == 0                    # the same settings: replaced
+    assert run(capsys, *(other + ["--force"]))[0] == 0
+    assert json.loads((out / MARKER).read_text())["settings"]["seed"] == 1
+    # a marker of an older steady (no settings): --force too
+    marker = json.loads((out / MARKER).read_text())
+    del marker["settings"]
+    (out / MARKER).write_text(json.dumps(marker))
+    code, _, err = run(capsys, *other)
+    assert code == 2 and "does not record" in err
+
+
+def test_default_folders_differ_per_kind_and_say_where(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    quick = ["--nodes", "8", "--repeats", "1", "--one-port-only", "--no-plots", "--quiet"]
+    code, text, _ = run(capsys, "experiment", "stp", "--density", "0.5", *quick)
+    assert code == 0 and f"written to {tmp_path / 'stp-campaign'}:" in text
+    code, text, _ = run(capsys, "experiment", "stp", "--platforms", "tiers", *quick)
+    assert code == 0 and f"written to {tmp_path / 'stp-tiers-campaign'}:" in text
+    assert (tmp_path / "stp-campaign" / "report.md").exists()

@@ -373,7 +373,7 @@ def test_cli_human_output(capsys):
     assert rows["slices"].strip().startswith("13 ")
     assert rows["makespan"].strip() == "1823/13 (~140.230769)"
     assert "timed" in rows["schedule"] and "pipelined" in rows["schedule"]
-    assert rows["bound L·T*"].strip().startswith("100 ")
+    assert rows["lower bound"].strip().startswith("100: ")
 
 
 @pytest.mark.parametrize("argv, element", [

@@ -71,7 +71,7 @@ def test_platform_picks_and_says_which(capsys):
     assert max(c["delivered"] for c in choice["candidates"]) == 98
     assert max(c["delivered"] for c in choice["candidates"] if not c["routed_cleanup"]) == 96
     code, out, _ = run(capsys, "simulate", "--horizon", "100", "--quiet")
-    assert "picked for K" in out and "Lemma 7; TP* = 1" in out
+    assert "picked for K" in out and "K x the optimal throughput 1 (solved exactly)" in out
 
 
 def test_max_messages_one_is_the_best_single_tree(capsys):

@@ -349,6 +349,24 @@ def test_the_hypothesis_entry_point_is_declared():
     test_from_type()
 
 
+def test_strategies_as_the_first_import_of_a_fresh_interpreter():
+    """``import steady.strategies`` first: hypothesis, which it imports, runs steady's
+    entry point while the module is half loaded (it used to fail with a circular-import
+    AttributeError); and hypothesis first: the entry point registers the types."""
+    import subprocess
+    import sys
+
+    for code in ("import steady.strategies; from steady import Platform; "
+                 "from hypothesis import strategies as st; "
+                 "print(type(st.from_type(Platform).example()).__name__)",
+                 "from hypothesis import strategies as st; from steady import Platform; "
+                 "print(type(st.from_type(Platform).example()).__name__)"):
+        done = subprocess.run([sys.executable, "-c", code], capture_output=True,
+                              text=True, timeout=120)
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.strip() == "Platform"
+
+
 # -- new platform families -------------------------------------------------------------
 
 @FAST

@@ -49,6 +49,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 EPILOG = """\
+papers (README, "Reproducing the seed papers"): 002 Legrand, Beaumont, Marchal,
+  Robert, steady-state broadcasts (the core); 000 pipelined broadcast trees; 001
+  grid-aware broadcast; 004 pipelined broadcast on Ethernet clusters. "002 §5.2"
+  names a section of paper 002. Words and symbols: docs/glossary.md.
+
 exit codes:
   0    success (verify: the schedule is valid)
   1    a check failed (verify found violations, a schedule was rejected, ...)
@@ -70,7 +75,7 @@ def main(argv=None) -> int:
             if args.command is None:  # plain `steady`: the help, not an error
                 parser.print_help()
                 return 0
-            code = _run(args)
+            code = _named(args)
             # a library that swallowed the KeyboardInterrupt (or turned it into an
             # answer) does not make an interrupted command a success
             if interrupts.received() and code != interrupts.EXIT_CODE:
@@ -78,6 +83,22 @@ def main(argv=None) -> int:
             return code
     except KeyboardInterrupt:  # a signal while the handlers are put back: still 130
         return interrupts.interrupted()
+
+
+#: The attributes that name a subcommand (``steady experiment stp``, ...).
+_SUBCOMMANDS = ("command", "campaign", "grid_command", "ethernet_command", "runtime", "kind")
+
+
+def _named(args) -> int:
+    """:func:`_run`, the progress lines naming the command (``steady experiment stp``)."""
+    from ..progress import set_command
+
+    set_command(" ".join(["steady"] + [str(getattr(args, a)) for a in _SUBCOMMANDS
+                                       if getattr(args, a, None)]))
+    try:
+        return _run(args)
+    finally:
+        set_command("steady")     # commands run in-process too (tests, docs/figures.py)
 
 
 def _run(args) -> int:

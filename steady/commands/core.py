@@ -17,8 +17,8 @@ from ..numbers import format_exact
 from ..platform import Platform, load_platform, load_tree
 from . import collective, mpi, options, runtimes, timed
 from .files import rejected, write_error, write_output
-from ..present.sheet import (IN_JSON, IN_THE_FILE, exact, number, per_time_unit,
-                             platform_text, plural, print_json, print_sheet)
+from ..present.sheet import (IN_JSON, IN_THE_FILE, bottleneck_words, exact, number,
+                             per_time_unit, platform_text, plural, print_json, print_sheet)
 
 
 def _cmd_throughput(args) -> int:
@@ -29,27 +29,38 @@ def _cmd_throughput(args) -> int:
         return _cmd_collective(args, platform, origin)
     if args.size is not None:
         raise InputError("<command line>", "--size", "applies to --collective only")
-    if args.tree is not None:
-        result = tree_throughput(platform, load_tree(args.tree, platform), str(args.tree))
-    elif args.dag:
-        result = dag_throughput(platform, origin)
-    else:
-        result = throughput(platform, args.method or "cuts")
+    from ..progress import StageBar
+
+    with StageBar(["exact optimum and its certificate"], args.quiet) as bar:
+        bar.stage("exact optimum and its certificate")
+        if args.tree is not None:
+            result = tree_throughput(platform, load_tree(args.tree, platform),
+                                     str(args.tree))
+        elif args.dag:
+            result = dag_throughput(platform, origin)
+        else:
+            result = throughput(platform, args.method or "cuts")
     if args.json:
         doc = {"platform": platform.name or origin}
         doc.update(result.to_dict())
         print_json(doc)
         return 0
-    problem = {"graph": "SSB(G), 002 §5.2", "dag": "SSBPDAG, 002 §4.1",
-               "tree": "TP(T), 002 §3.1.2"}[result.scope]
+    problem = {"graph": "broadcasts over the whole platform, any number of trees at "
+                        "once (the paper's SSB(G), 002 §5.2)",
+               "dag": "broadcasts on an acyclic platform (the paper's SSBPDAG, 002 §4.1)",
+               "tree": "broadcasts along this one tree (the paper's TP(T), 002 §3.1.2)"
+               }[result.scope]
     print_sheet([
         ("platform", platform_text(platform, origin)),
-        ("problem", f"{problem}; formulation {result.formulation}"),
+        ("problem", f"{problem}; LP formulation: {result.formulation}"),
         ("throughput", per_time_unit(result.throughput, where=IN_JSON)),
-        ("period T*", number(result.period, IN_JSON)),
-        ("bottleneck", ", ".join(result.bottleneck) or "-"),
-        ("certified", "yes: exact primal rates + port prices under which every "
-                      f"broadcast tree costs >= 1 (min {format_exact(result.certificate.min_tree_cost)})"),
+        ("period T*", f"{number(result.period, IN_JSON)} (1 / throughput: the time per "
+                      "broadcast; steady schedule's period is one round of a schedule, "
+                      "which may carry several)"),
+        ("bottleneck", ", ".join(bottleneck_words(b) for b in result.bottleneck) or "-"),
+        ("certified", "yes: exact rates on the links, and prices on the ports under "
+                      "which every broadcast tree costs at least 1 (cheapest: "
+                      f"{format_exact(result.certificate.min_tree_cost)}), checked exactly"),
     ])
     return 0
 
@@ -74,9 +85,15 @@ def _cmd_collective(args, platform, origin) -> int:
     rates = args.rates.split(",") if args.rates else None
     if rates is not None and sources is None:
         raise InputError("<command line>", "--rates", "give --sources too")
-    result = collective_throughput(platform, kind, sources, rates,
-                                   symmetry=not args.no_symmetry, origin=origin)
-    report = check_collective(platform, result)
+    from ..progress import StageBar
+
+    with StageBar(["exact optimum", "independent check"], args.quiet) as bar:
+        bar.stage("exact optimum")
+        bar.note(kind)
+        result = collective_throughput(platform, kind, sources, rates,
+                                       symmetry=not args.no_symmetry, origin=origin)
+        bar.stage("independent check")
+        report = check_collective(platform, result)
     if not report.ok:  # pragma: no cover - the solver's postconditions hold
         print(f"steady: {origin}: certificate: {report.problems[0]}", file=sys.stderr)
         return 1
@@ -179,6 +196,8 @@ def _cmd_schedule(args) -> int:
                "matching_bound": stats["matching_bound"], "steps": len(schedule.steps),
                "transfers": schedule.transfer_count, "file_bytes": len(text.encode()),
                "file": args.output, "verified": True}
+    if "ratio" in stats:   # steps fitted to shared network links: a certified ratio
+        summary["ratio"] = format_exact(stats["ratio"])
     if args.dag:
         summary.update({"q": stats["q"], "heights": stats["heights"],
                         "layers": stats["layer_table"]})
@@ -188,25 +207,30 @@ def _cmd_schedule(args) -> int:
     # The paper's bound on the number of trees stays in --json: a first screen is for
     # what the schedule is, not for how loose a theorem's bound is.
     where = IN_THE_FILE if args.output else IN_JSON   # the full value of a long number
+    rated = "ratio" in stats   # steps fitted to shared network links: a certified ratio
     rows = [("platform", summary["platform"]),
             ("throughput", per_time_unit(schedule.throughput, where=where)),
-            ("period", number(schedule.period, where)),
+            ("period", f"{number(schedule.period, where)} (one round of the schedule, "
+                       "which repeats: messages per period / throughput)"),
             ("messages/period", number(schedule.messages_per_period, where)),
             ("trees", f"{stats['trees']} (built {stats['trees_built']} by "
                       f"{stats['construction']})"),
-            ("matchings", f"{stats['matchings']} (bound |E| = {stats['matching_bound']})"),
+            ("matchings", f"{stats['matchings']} steps, each a matching of links "
+                          f"(at most {stats['matching_bound']}: one per link)"),
             ("file", f"{args.output or '(not written: use -o FILE)'}, "
                      f"{summary['file_bytes']} bytes"),
-            ("verified", "yes (steady verify: every rule, and optimality)")]
-    if "ratio" in stats:  # steps fitted to shared network links (issue 19)
+            ("verified", "yes (steady verify: every rule, and the ratio by the optimum's "
+                         "prices)" if rated else
+                         "yes (steady verify: every rule, and optimality)")]
+    if rated:
         rows.insert(2, ("ratio", f"{timed.ratio_text(stats['ratio'])} of the optimum "
                                  "(certified: steps must fit the shared links)"))
-    note = timed.huge_period_note(schedule.messages_per_period)
+    note = timed.huge_period_note(schedule.messages_per_period, schedule.period)
     if note:
-        rows.append(("short period", note))
+        rows.append(("runnable", note))
     if args.dag:
-        rows[4:4] = [("q", f"{stats['q']} (q·n_jk, q·t_jk, q·TP integers; 002 §4.3 "
-                           "Theorem 2)"),
+        rows[4:4] = [("q", f"{stats['q']} (makes every rate, time and the throughput a "
+                           "whole number: the paper's q, 002 §4.3)"),
                      ("heights", ", ".join(f"{v} {h}" for v, h in stats["heights"].items())),
                      ("layers", f"{stats['layer_count']} of q time units, "
                                 f"{len(stats['layer_table'])} transfers (--json lists them)")]
@@ -256,6 +280,12 @@ def _cmd_verify(args) -> int:
               f"{report.trees} trees; throughput {format_exact(schedule.throughput)}"
               + (" is optimal" if report.optimality else
                  f" (optimality not checked{unchecked})"))
+    elif _other_platform(report):
+        built, given = schedule.platform.name, platform.name or args.platform
+        names = f" ({built}, not {given})" if built and built != given else ""
+        print(f"invalid: the schedule was built for another platform{names}: "
+              f"{_other_platform(report)}; verify it against the platform it was made "
+              "for (--json lists every violation)")
     else:
         print(f"invalid: {len(report.violations)} violation(s)")
         for violation in report.violations:
@@ -295,6 +325,18 @@ def bounded_schedule(path, most: int, option: str, what: str):
     return Schedule.from_dict(doc, str(path))
 
 
+def _other_platform(report) -> str | None:
+    """One line when the schedule embeds another platform than the one given: every
+    rule then fails in cascade, and listing them all hides the one cause (issue 45)."""
+    differences = [v for v in report.violations if v.kind == "platform"]
+    if not differences:
+        return None
+    more = len(differences) - 1
+    first = differences[0]
+    return (f"{first.where.removeprefix('platform ')}: {first.message}"
+            + (f", and {more} more {plural(more, 'difference')}" if more else ""))
+
+
 def _cmd_show(args) -> int:
     from ..schedule_file import Schedule
     from ..present.show import check_links, gantt, period_table
@@ -309,6 +351,9 @@ def _cmd_show(args) -> int:
     if args.gantt or schedule.version == 2:  # they need the links' costs
         check_links(schedule, args.schedule)
     print(period_table(schedule))
+    note = timed.huge_period_note(schedule.messages_per_period, schedule.period)
+    if note:   # an exact optimum shown as if it could run: it cannot (issue 45)
+        print(f"runnable: {note}")
     if args.gantt:
         try:
             gantt(schedule, args.gantt, args.schedule)
@@ -326,6 +371,8 @@ def _cmd_simulate(args) -> int:
     from ..schedule_file import Schedule
     from ..verify import verify
 
+    from ..progress import StageBar
+
     horizon = options.positive_exact(args.horizon, "--horizon")
     if args.plot and horizon > MAX_PLOT_HORIZON:
         raise InputError("<command line>", "--plot", f"a horizon of about 10^"
@@ -333,43 +380,58 @@ def _cmd_simulate(args) -> int:
                          "units cannot be drawn (a plot's axes end near 10^308); give a "
                          "horizon up to 10^300, or drop --plot (docs/limits.md)")
     most = _most_messages(args.max_messages)
-    if args.schedule is not None:
-        from ..simulate.choose import schedule_choice
-        from ..simulate.plan import TooLarge
-        from ..simulate.unroll import MAX_SLOTS, TooManySlots
-
-        if most is not None or args.output:
-            raise InputError("<command line>", "--max-messages" if most is not None
-                             else "--output", "applies to a platform, not to "
-                             "--schedule (the file's schedule is simulated as it is)")
-        schedule = bounded_schedule(args.schedule, MAX_SIMULATED_TRANSFERS, "--schedule",
-                                    "steady simulate follows")
-        checked = verify(schedule.platform, schedule, optimality=False)
-        if rejected(checked):
-            return 1
-        if schedule.is_collective or not schedule.platform.classic:   # issue 43
-            return collective.simulate_file(args, schedule, checked, horizon)
-        optimum, source = ((checked.bound, "certificate") if checked.bound is not None
-                           else certified_optimum(schedule))
-        try:
-            choice = schedule_choice(schedule, horizon, optimum, args.forwarding or "period",
-                                     args.max_events)
-        except TooLarge as exc:
-            raise InputError("<command line>", "--forwarding listed", str(exc)) from None
-        except TooManySlots as exc:
-            raise InputError(args.schedule, "--forwarding pipelined",
-                             f"the lags read every message slot of a period, "
-                             f"{_magnitude(exc.slots)} here (at most {MAX_SLOTS}): "
-                             "use --forwarding period or listed") from None
-        platform, shown = schedule.platform, schedule
-    else:
+    if args.schedule is None:
         platform, origin = load_platform(args.platform)
         if collective.wanted(args, platform):   # issue 43: a collective's timetable
             return collective.run_simulate(args, platform, origin, horizon)
-        platform, choice, source = _planned_horizon(args, horizon, most)
-        shown = None
-    report, plan = _horizon_report(platform, choice, source, args.max_events,
-                                   args.schedule is None)
+    stages = (["verifier", "the schedule's plan", "count and check"] if args.schedule
+              else ["exact throughput", "timed schedules", "count and check"])
+    with StageBar(stages, args.quiet) as bar:
+        if args.schedule is not None:
+            from ..simulate.choose import schedule_choice
+            from ..simulate.plan import TooLarge
+            from ..simulate.unroll import MAX_SLOTS, TooManySlots
+
+            if most is not None or args.output:
+                raise InputError("<command line>", "--max-messages" if most is not None
+                                 else "--output", "applies to a platform, not to "
+                                 "--schedule (the file's schedule is simulated as it is)")
+            schedule = bounded_schedule(args.schedule, MAX_SIMULATED_TRANSFERS,
+                                        "--schedule", "steady simulate follows")
+            bar.stage("verifier")
+            checked = verify(schedule.platform, schedule, optimality=False)
+            # a rejected schedule, or a collective's (issue 43: counted from its
+            # timetable), is answered once the bar is gone
+            if not checked.ok or schedule.is_collective or not schedule.platform.classic:
+                choice = None
+            else:
+                bar.stage("the schedule's plan")
+                optimum, source = ((checked.bound, "certificate")
+                                   if checked.bound is not None
+                                   else certified_optimum(schedule))
+                try:
+                    choice = schedule_choice(schedule, horizon, optimum,
+                                             args.forwarding or "period", args.max_events)
+                except TooLarge as exc:
+                    raise InputError("<command line>", "--forwarding listed",
+                                     str(exc)) from None
+                except TooManySlots as exc:
+                    raise InputError(args.schedule, "--forwarding pipelined",
+                                     f"the lags read every message slot of a period, "
+                                     f"{_magnitude(exc.slots)} here (at most {MAX_SLOTS}): "
+                                     "use --forwarding period or listed") from None
+            platform, shown = schedule.platform, schedule
+        else:
+            platform, choice, source = _planned_horizon(args, horizon, most, bar)
+            shown = None
+        if choice is not None:
+            bar.stage("count and check")
+            report, plan = _horizon_report(platform, choice, source, args.max_events,
+                                           args.schedule is None)
+    if choice is None:
+        if rejected(checked):
+            return 1
+        return collective.simulate_file(args, schedule, checked, horizon)
     if shown is None:
         shown = choice.best.table.schedule(choice.result)
     if args.output:
@@ -406,26 +468,31 @@ def _magnitude(n: int) -> str:
     return f"about 10^{int(n.bit_length() * 0.30103)}"
 
 
-def _planned_horizon(args, horizon, most):
+def _planned_horizon(args, horizon, most, bar):
     """(platform, choice, optimum's source) for a platform: the candidate table of
-    steady.simulate.choose at the asked effort."""
-    from ..progress import StageBar
+    steady.simulate.choose at the asked effort (``bar`` shows the M under way, out of
+    the effort's ladder: the chooser may stop it early)."""
+    from ..schedule.effort import effort
     from ..simulate.choose import LISTED, horizon_choice
     from ..simulate.plan import TooLarge
     from ..throughput import throughput
 
     platform, _ = load_platform(args.platform)
     rules = (args.forwarding,) if args.forwarding else None
-    with StageBar(["exact throughput", "timed schedules", "plan"], args.quiet) as bar:
-        bar.stage("exact throughput")
-        result = throughput(platform, "trees")
-        bar.stage("timed schedules")
-        try:
-            choice = horizon_choice(platform, result, horizon, args.effort, rules, most,
-                                    lambda m: bar.note(f"M = {m}"), args.max_events)
-        except TooLarge as exc:
-            raise InputError("<command line>", "--forwarding listed", str(exc)) from None
-        bar.stage("plan")
+    ladder = [m for m in effort(args.effort).ladder if most is None or m < most]
+    ladder += [most] if most is not None else []
+    bar.stage("exact throughput")
+    result = throughput(platform, "trees")
+    bar.stage("timed schedules")
+
+    def tried(m):
+        bar.item(ladder.index(m) if m in ladder else 0, len(ladder), f"M = {m}")
+
+    try:
+        choice = horizon_choice(platform, result, horizon, args.effort, rules, most,
+                                tried, args.max_events)
+    except TooLarge as exc:
+        raise InputError("<command line>", "--forwarding listed", str(exc)) from None
     if rules == (LISTED,) and choice.best.forwarding != LISTED:   # pragma: no cover
         raise AssertionError("the list run was asked for")
     return platform, choice, "exact optimum"
@@ -517,40 +584,66 @@ def _print_simulation(report, schedule, written=None, plan_file=None) -> None:
              else f"{len(schedule.steps)} steps")
     m = schedule.messages_per_period
     own = report.throughput / report.optimum if report.optimum else None
+    # The ladder of M stops early (a period longer than K, or values that cannot catch
+    # up with the best): say so, or "tried M = 1, 2" looks like a truncated list.
+    ladder = ("up the ladder of M of --effort, until larger M could not deliver more "
+              "by K")
     if report.choice is not None:
         tried = sorted({c["max_messages"] for c in report.choice["candidates"]})
         grown = report.choice.get("regrown")
         which = (f"picked for K: M <= {report.choice['max_messages']} gives "
                  f"{m} {plural(m, 'message')} per period ({shape}"
                  + (f"; trees regrown by earliest arrival {grown}" if grown else "")
-                 + f"); tried M = {', '.join(map(str, tried))}")
+                 + f"); tried M = {', '.join(map(str, tried))} ({ladder})")
         if report.listed is not None:
             which = (f"picked for K: the trees of the best ratio tried"
                      + (f", regrown by earliest arrival {grown}" if grown else "")
                      + f", {m} {plural(m, 'message')} per period ({shape}); tried M = "
-                     f"{', '.join(map(str, tried))}")
+                     f"{', '.join(map(str, tried))} ({ladder})")
     else:
         which = f"the file's ({shape})"
+    source = {"exact optimum": "solved exactly",
+              "certificate": "from the schedule's certificate"}.get(
+                  report.optimum_source, report.optimum_source)
     rows = [
-        ("horizon K", n(report.horizon)),
+        ("horizon K", f"{n(report.horizon)} time units"),
         ("delivered", f"{n(report.delivered)} {plural(report.delivered, 'message')} "
                       + (f"({n(report.batches)} {plural(report.batches, 'batch')} unrolled), "
                          if report.listed is None else "")
                       + "each held by every node by K"),
-        ("bound K·TP*", f"{n(report.bound)} (Lemma 7; TP* = {n(report.optimum)}, "
-                        f"{report.optimum_source})"),
+        ("upper bound", f"{n(report.bound)}: K x the optimal throughput "
+                        f"{n(report.optimum)} ({source}); no schedule delivers more "
+                        "(K·TP*, 002 Lemma 7)"),
         ("ratio", "-" if report.ratio is None else n(report.ratio)),
         *_fixed_speed_rows(report, n),
         ("schedule", which),
-        ("its ratio", ("-" if own is None else f"{n(own)} of TP* (throughput "
+        ("its ratio", ("-" if own is None else f"{n(own)} of the optimum (throughput "
                        f"{n(report.throughput)})") + f"; {_rule_text(report)}")]
     rows += _phase_rows(report, n) + [("simulated", checked)]
+    hint = _cannot_run_hint(report, schedule)
+    if hint:
+        rows.append(("note", hint))
     if written:
         rows.append(("file", f"{written} (the schedule, steady-schedule version 2)"))
     if plan_file:
         rows.append(("plan", f"{plan_file} (steady-plan: steady run {plan_file} executes "
                              "it)"))
     print_sheet(rows)
+
+
+def _cannot_run_hint(report, schedule) -> str | None:
+    """Why nothing (or almost nothing) was delivered, when the schedule's period is
+    too long for the horizon: say so and name the short periods (issue 45)."""
+    if report.listed is not None or report.batches or report.delivered:
+        return None
+    if schedule.period <= report.horizon and schedule.messages_per_period <= timed.HUGE:
+        return None
+    return (f"one period of this schedule lasts {timed.magnitude(schedule.period)} time "
+            f"units, longer than K: nothing can be delivered"
+            + (" (it cannot run in any horizon of practical length)"
+               if schedule.messages_per_period > timed.HUGE else "")
+            + "; a short period runs: steady schedule PLATFORM --max-messages 1000, or "
+              "steady simulate PLATFORM, which picks one for K")
 
 
 def _fixed_speed_rows(report, n) -> list[tuple[str, str]]:
@@ -583,7 +676,8 @@ def _phase_rows(report, n) -> list[tuple[str, str]]:
     reached every node."""
     run = report.listed
     if run is not None:
-        rows = [("list run", f"{run['broadcasts']} broadcasts placed (floor(K·TP*)); the "
+        rows = [("list run", f"{run['broadcasts']} broadcasts placed (as many as the upper "
+                             "bound allows); the "
                              f"first held by every node at {n(run['first'])}, the last "
                              f"counted at {n(run['last'])}")]
         periods = [c["delivered"] for c in (report.choice or {}).get("candidates", ())
@@ -592,14 +686,15 @@ def _phase_rows(report, n) -> list[tuple[str, str]]:
             rows.append(("periods", f"the best unrolled periods deliver {max(periods)}"))
         return rows
     p = report.phases
-    plain = f"plain unrolling: W·T = {n(p.pipelined)}"
-    return [("I (warm-up)", f"{n(p.init)} ({plain}; paper's sequential {n(p.paper_init)}, "
-                            "one message at a time)"),
-            ("J (clean-up)", f"{n(p.cleanup)} ({plain}; paper's sequential "
-                             f"{n(p.paper_cleanup)}, one message at a time)"),
-            ("period T", f"{n(p.period)}, {p.messages_per_period} "
-                         f"{plural(p.messages_per_period, 'message')}; W = "
-                         f"{p.warmup_periods} warm-up {plural(p.warmup_periods, 'period')}")]
+    plain = f"whole periods, W x period: {n(p.pipelined)}"
+    return [("warm-up", f"{n(p.init)} time units ({plain}; the paper's construction, one "
+                        f"message at a time: {n(p.paper_init)}; its I)"),
+            ("clean-up", f"{n(p.cleanup)} time units ({plain}; the paper's construction: "
+                         f"{n(p.paper_cleanup)}; its J)"),
+            ("period", f"{n(p.period)} time units, {n(p.messages_per_period)} "
+                       f"{plural(p.messages_per_period, 'message')}; W = "
+                       f"{p.warmup_periods} {plural(p.warmup_periods, 'period')} of "
+                       "warm-up")]
 
 
 def _horizon_plot(schedule, report, path) -> None:
@@ -669,8 +764,11 @@ def _print_pipe(platform, origin, choice: str, result) -> None:
             ("slices", f"{result.slices} ({how})"),
             ("slice size", slice_text),
             ("makespan", both(result.makespan)),
-            ("bound L·T*", f"{both(result.lower_bound)} (Lemma 7, Theorem 8)"),
-            ("ratio", both(result.ratio)),
+            ("lower bound", f"{both(result.lower_bound)}: L x the time per unit of "
+                            "message at the optimal throughput; no schedule is faster "
+                            "(L·T*, 002 Lemma 7)"),
+            ("ratio", f"{both(result.ratio)} (makespan / lower bound; 002 Theorem 8: "
+                      "it tends to 1 as L grows)"),
             ("schedule", f"{result.pattern} periodic pattern: M = "
                          f"{exact(result.messages_per_period, IN_JSON)} "
                          f"{plural(result.messages_per_period, 'slice')} per period, "
@@ -705,20 +803,23 @@ def add_commands(sub) -> None:
     """Add the commands of seed 002's pipeline to the ``steady`` subparsers ``sub``."""
     tp = sub.add_parser("throughput", help="exact optimal steady-state throughput",
                         description="Exact optimal number of broadcasts per time unit "
-                                    "(002 §5.2), with its certificate.")
+                                    "from the platform's source, with a certificate "
+                                    "checked exactly (paper 002 §5.2). Words: "
+                                    "docs/glossary.md.")
     _optional_platform(tp)
     mode = tp.add_mutually_exclusive_group()
     mode.add_argument("--dag", action="store_true",
-                      help="solve SSBPDAG (002 §4.1); the platform must be a DAG")
+                      help="the problem on an acyclic platform (SSBPDAG, 002 §4.1); "
+                           "the platform must be a DAG")
     mode.add_argument("--tree", metavar="TREEFILE", type=options.input_file,
-                      help="throughput of this spanning tree (002 §3.1.2)")
+                      help="the throughput of this one broadcast tree (002 §3.1.2)")
     tp.add_argument("--method", choices=("cuts", "trees", "flow"), default=None,
                     help="LP formulation for the graph problem: min-cut cutting planes "
                          "(default, fastest), tree column generation, or the paper's "
                          "per-destination flow LP (reference; small platforms)")
     tp.add_argument("--collective", choices=("broadcast", "allgather", "reduce-scatter",
                                              "allreduce"),
-                    help="the exact optimal rate of a collective (issue 43; the default "
+                    help="the exact optimal rate of a collective (the default "
                          "on a multi-port or switched platform: broadcast)")
     tp.add_argument("--sources", metavar="A,B,...",
                     help="broadcast from these compute nodes (default: the source)")
@@ -729,22 +830,30 @@ def add_commands(sub) -> None:
     tp.add_argument("--no-symmetry", action="store_true",
                     help="ignore the platform's symmetry (solve every root)")
     tp.add_argument("--json", action="store_true", help="machine-readable output")
+    tp.add_argument("--quiet", action="store_true", help="no progress on stderr")
     tp.set_defaults(run=_cmd_throughput)
 
-    sc = sub.add_parser("schedule", help="optimal periodic schedule (002 §5.4.2), verified",
-                        description="LP, weighted trees (Thm 5), matchings (Thm 6), the "
-                                    "period of 002 §5.4.2; the independent verifier runs "
-                                    "before anything is written.")
+    sc = sub.add_parser("schedule", help="the optimal periodic schedule, verified "
+                        "(002 §5.4.2)",
+                        description="The exact optimum, its broadcast trees with their "
+                                    "weights (002 Theorem 5), the steps of one period in "
+                                    "which each node sends and receives on one link at a "
+                                    "time (matchings, Theorem 6), and the period "
+                                    "(002 §5.4.2); the independent verifier runs before "
+                                    "anything is written. Words: docs/glossary.md.")
     _optional_platform(sc)
     sc.add_argument("-o", "--output", metavar="FILE", type=options.output_file,
-                    help="write the steady-schedule v1 file")
+                    help="write the schedule: a steady-schedule version 1 file (steps); "
+                         "version 2 (a timetable) with --max-messages, --max-period or "
+                         "--ratio, unless --steps")
     sc.add_argument("--method", choices=("trees", "cuts", "flow"), default="trees",
                     help="throughput formulation: trees (default; its trees are reused), "
-                         "or cuts / flow followed by the combinatorial Thm 5 construction")
+                         "or cuts / flow followed by the combinatorial construction of "
+                         "the trees (002 Theorem 5)")
     sc.add_argument("--dag", action="store_true",
-                    help="the schedule of 002 §4.3 Theorem 2 for a DAG platform: SSBPDAG, "
-                         "heights, layers of q time units, their trees (--method does not "
-                         "apply); the platform must be a DAG")
+                    help="the schedule of an acyclic platform (002 §4.3 Theorem 2): "
+                         "node heights, layers of q time units, their trees (--method "
+                         "does not apply); the platform must be a DAG")
     sc.add_argument("--json", action="store_true", help="machine-readable summary")
     sc.add_argument("--quiet", action="store_true", help="no progress bar on stderr")
     timed.add_schedule_options(sc)
@@ -778,11 +887,12 @@ def add_commands(sub) -> None:
     sh.set_defaults(run=_cmd_show)
 
     pi = sub.add_parser("pipe", help="broadcast one message of size L in slices "
-                        "(PIPE, 002 §6, Theorem 8)",
+                        "(PIPE, 002 §6)",
                         description="Cut a message of size L into slices (a slice of size m "
                                     "costs startup + m·cost on a link) and broadcast them "
-                                    "with an unrolled periodic schedule; exact makespan "
-                                    "against the lower bound L·T* (Lemma 7).")
+                                    "with an unrolled periodic schedule; the exact "
+                                    "makespan against the lower bound L x the time per "
+                                    "unit at the optimal throughput (002 §6, Lemma 7).")
     _optional_platform(pi)
     pi.add_argument("--size", required=True, metavar="L",
                     type=options.exact(options.MAX_PIPE_SIZE, options.MAX_PIPE_DIGITS),
@@ -795,15 +905,15 @@ def add_commands(sub) -> None:
     pi.add_argument("--quiet", action="store_true", help="no progress bar on stderr")
     pi.set_defaults(run=_cmd_pipe)
 
-    si = sub.add_parser("simulate", help="finite horizon: warm-up, steady state, clean-up, "
-                        "simulated message by message (002 §5.5)",
+    si = sub.add_parser("simulate", help="a finite horizon: warm-up, steady state, "
+                        "clean-up, simulated message by message (002 §5.5)",
                         description="Messages every node holds by the horizon K, against "
-                                    "Lemma 7's bound K·TP* (TP* the optimum); the lengths I "
-                                    "and J of warm-up and clean-up; a message-level "
-                                    "simulation checking one-port and causality when it "
-                                    "fits. With a platform, the short timed schedule (M "
-                                    "messages per period) that delivers the most by K is "
-                                    "picked.")
+                                    "K x the optimal throughput, which no schedule beats "
+                                    "(002 Lemma 7); the lengths of warm-up and clean-up; a "
+                                    "message-level simulation checking one-port and "
+                                    "causality when it fits. With a platform, the short "
+                                    "timed schedule (M messages per period) that delivers "
+                                    "the most by K is picked. Words: docs/glossary.md.")
     source = si.add_mutually_exclusive_group()
     source.add_argument("platform", nargs="?", type=options.input_file,
                         help="steady-platform v1 file: simulate the "

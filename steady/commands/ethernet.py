@@ -23,7 +23,7 @@ _UNITS = {"": 1, "b": 1, "k": 1024, "kb": 1024, "m": 1024 ** 2, "mb": 1024 ** 2}
 def add_commands(sub) -> None:
     """Add ``steady ethernet`` to the ``steady`` subparsers ``sub``."""
     eth = sub.add_parser("ethernet", help="pipelined broadcast on Ethernet switched "
-                         "clusters (seed 004): contention-free trees, segment sizes",
+                         "clusters (paper 004): contention-free trees, segment sizes",
                          description="Contention-free broadcast trees on a tree of "
                                      "switches (004 §4.1) and the extended pLogP model "
                                      "of the segment size (004 §4.2).")
@@ -46,7 +46,7 @@ def add_commands(sub) -> None:
                     "trees of 004 §3.1 (flat, binomial, binary, k-ary, linear) and every "
                     "pair of their communications that contend")
     tr.add_argument("--json", action="store_true", help="machine-readable output")
-    tr.add_argument("--quiet", action="store_true", help="no progress bar on stderr "
+    tr.add_argument("--quiet", action="store_true", help="no progress on stderr "
                     "(--compare on large clusters takes seconds)")
     tr.set_defaults(run=_cmd_tree)
 
@@ -78,7 +78,7 @@ def add_commands(sub) -> None:
 
 def add_experiments(experiments) -> None:
     """Add the ``ethernet-height`` (Figure 5) and ``ethernet-table3`` campaigns."""
-    ex = experiments.add_parser("ethernet-height", help="seed 004 Figure 5: heights of "
+    ex = experiments.add_parser("ethernet-height", help="paper 004 Figure 5: heights of "
                                 "Algorithm 2 trees on random clusters",
                                 description="Average height of Algorithm 2's trees on "
                                             "random clusters (004 §4.1.2) against the "
@@ -101,13 +101,15 @@ def add_experiments(experiments) -> None:
     add_campaign_options(ex, "ethernet-height")
     ex.set_defaults(run=_cmd_height)
 
-    t3 = experiments.add_parser("ethernet-table3", help="seed 004 Table 3: the segment "
+    t3 = experiments.add_parser("ethernet-table3", help="paper 004 Table 3: the segment "
                                 "sizes the pLogP model predicts, beside the paper's",
                                 description="Formula (1) (linear tree, P = 32) and formula "
                                             "(2) (Algorithm 2 on an assumed topology (4)) "
                                             "with Table 2's parameters.")
     t3.add_argument("--out", default="ethernet-table3", metavar="DIR",
                     help="output folder (default ./ethernet-table3)")
+    t3.add_argument("--force", action="store_true",
+                    help="replace a campaign of other settings in --out")
     t3.set_defaults(run=_cmd_table3)
 
 
@@ -314,7 +316,12 @@ def _cmd_height(args) -> int:
     if args.topologies < 1:
         raise InputError("<command line>", "--topologies", f"{args.topologies}: need "
                          "at least 1")
-    folder = CampaignFolder(args.out, plots=not args.no_plots)   # before the work
+    # before the work; the two kinds of switch trees default to two folders
+    out = args.out if args.out is not None else (
+        "ethernet-height" if args.switch_tree == "links"
+        else f"ethernet-height-{args.switch_tree}")
+    folder = CampaignFolder(out, plots=not args.no_plots,
+                            settings=options.campaign_settings(args), force=args.force)
     todo = ethernet.height_tasks(machines, per_switch, args.topologies, args.seed,
                                  args.switch_tree)
     rows = parallel_map(ethernet.evaluate_height, todo, jobs=args.jobs,
@@ -351,7 +358,8 @@ def _cmd_table3(args) -> int:
     from ..experiments.ethernet_report import table3_report, write_table3_outputs
     from ..experiments.runner import CampaignFolder
 
-    folder = CampaignFolder(args.out)
+    folder = CampaignFolder(args.out, settings=options.campaign_settings(args),
+                            force=args.force)
     rows = table3_rows()
     written = folder.publish(lambda out: write_table3_outputs(rows, out))
     print(table3_report(rows), end="")

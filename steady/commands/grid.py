@@ -17,7 +17,7 @@ from ..present.sheet import print_json
 
 def add_commands(sub) -> None:
     """Add this package's top-level commands to the ``steady`` subparsers ``sub``."""
-    grid = sub.add_parser("grid", help="grid-aware hierarchical broadcast (seed 001): "
+    grid = sub.add_parser("grid", help="grid-aware hierarchical broadcast (paper 001): "
                           "schedules of clusters in the pLogP model",
                           description="Broadcast over clusters (001 §3): coordinators "
                                       "exchange the message (latency L, gap g), then each "
@@ -43,13 +43,13 @@ def add_commands(sub) -> None:
                     help="with --optimum: give up after N search nodes (default 2000000, "
                          "about a minute)")
     sc.add_argument("--json", action="store_true", help="machine-readable output")
-    sc.add_argument("--quiet", action="store_true", help="no progress bar on stderr")
+    sc.add_argument("--quiet", action="store_true", help="no progress on stderr")
     sc.set_defaults(run=_cmd_schedule)
 
 
 def add_experiments(experiments) -> None:
     """Add this package's campaigns to the ``steady experiment`` subparsers."""
-    ex = experiments.add_parser("grid", help="001 §6: heuristics on random grids "
+    ex = experiments.add_parser("grid", help="paper 001 §6: heuristics on random grids "
                                 "(Table 2), Figures 1-4, and the exact optimum",
                                 description="Average makespan of each heuristic against "
                                             "the number of clusters (001 Figures 1-3), hit "
@@ -219,7 +219,10 @@ def _campaign_folder(args):
                                ("--node-limit", args.node_limit, 1)):
         if value < low:
             raise InputError("<command line>", option, f"must be >= {low}, not {value}")
-    folder = CampaignFolder(args.out, plots=not args.no_plots)
+    out = args.out if args.out is not None else (
+        "grid-campaign" if args.links == "per-pair" else f"grid-{args.links}-campaign")
+    folder = CampaignFolder(out, plots=not args.no_plots,
+                            settings=options.campaign_settings(args), force=args.force)
     check_workers(args.jobs, args.backend, args.scheduler)
     return folder
 

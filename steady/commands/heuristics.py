@@ -20,10 +20,11 @@ MODELS = ("one-port", "multi-port")
 def add_commands(sub) -> None:
     """Add ``steady heuristics`` to the ``steady`` subparsers ``sub``."""
     he = sub.add_parser("heuristics", help="single-tree pipelined broadcast: every heuristic "
-                        "of seed 000 against the exact optima",
+                        "of paper 000 against the exact optima",
                         description="Every heuristic's broadcast tree and its exact "
-                                    "throughput (seed 000), the MTP optimum (several trees, "
-                                    "002 §5.2) and the exact best single tree.")
+                                    "throughput (paper 000), the optimum with several "
+                                    "trees at once (the paper's MTP, 002 §5.2) and the "
+                                    "exact best single tree.")
     he.add_argument("platform", nargs="?", type=options.input_file,
                     help="steady-platform v1 file (default: the "
                     "embedded platform of 002 Figure 1)")
@@ -33,15 +34,17 @@ def add_commands(sub) -> None:
     he.add_argument("--best-tree", type=options.seconds(), default=10.0, metavar="SECONDS",
                     help="time limit of the exact best-tree search (default 10; 0: skip)")
     he.add_argument("--json", action="store_true", help="machine-readable output")
+    he.add_argument("--quiet", action="store_true", help="no progress on stderr")
     he.set_defaults(run=_cmd_heuristics)
 
 
 def add_experiments(experiments) -> None:
     """Add the ``stp`` campaign (seed 000 §5) to ``steady experiment``."""
-    ex = experiments.add_parser("stp", help="seed 000 §5: heuristics on random (Table 2) "
+    ex = experiments.add_parser("stp", help="paper 000 §5: heuristics on random (Table 2) "
                                 "or Tiers-like (Table 3) platforms",
                                 description="For every generated platform: every heuristic's "
-                                            "throughput relative to the MTP optimum and to "
+                                            "throughput relative to the optimum with "
+                                            "several trees (MTP) and to "
                                             "the exact best tree; CSV files, Figures 4(a), "
                                             "4(b), 5, Table 3 and a report in --out.")
     ex.add_argument("--platforms", choices=("random", "tiers"), default="random")
@@ -73,17 +76,31 @@ def _cmd_heuristics(args) -> int:
     from ..platform import load_platform
     from ..throughput import throughput
     from ..heuristics.models import send_overheads
-    from ..heuristics.registry import run_heuristics
+    from ..heuristics.registry import heuristics_for, run_heuristics
+    from ..progress import StageBar
 
     platform, origin = load_platform(args.platform)
     if args.model == "multi-port":
         send_overheads(platform, origin)
     if args.best_tree < 0:
         raise InputError("<command line>", "--best-tree", "a time limit is >= 0 seconds")
-    lp = throughput(platform)
-    results = run_heuristics(platform, args.model, lp=lp)
-    optimum = _optimum(platform, args.model, lp)
-    best = _best(platform, args.model, args.best_tree)
+    stages = ["exact optimum", "heuristics", "reference"] + (
+        ["exact best tree"] if args.best_tree else [])
+    with StageBar(stages, args.quiet) as bar:
+        bar.stage("exact optimum")
+        lp = throughput(platform)
+        bar.stage("heuristics")
+        names = heuristics_for(args.model)
+        results = {}
+        for i, name in enumerate(names):
+            bar.item(i, len(names), name)
+            results.update(run_heuristics(platform, args.model, lp=lp, names=[name]))
+        bar.stage("reference")
+        optimum = _optimum(platform, args.model, lp)
+        if args.best_tree:
+            bar.stage("exact best tree")
+            bar.note(f"at most {args.best_tree:g} s")
+        best = _best(platform, args.model, args.best_tree)
     if args.json:
         doc = {name: {"throughput": format_exact(r.throughput), "ratio":
                       format_exact(r.throughput / optimum), "tree": _edges(r.parent)}
@@ -112,13 +129,15 @@ _CELL = 24
 
 
 def _print_heuristics(platform, origin, model, optimum, lp, best, results) -> None:
-    reference = ("MTP optimum (one-port LP, several trees)" if model == "one-port"
-                 else "multi-port bound (several trees)")
+    reference = ("the optimum with several trees at once (the paper's MTP, one-port)"
+                 if model == "one-port" else
+                 "our multi-port bound: no multi-port schedule, even with several trees, "
+                 "does better")
     print(f"platform   {platform_text(platform, origin)}, model {model}")
     print(f"optimum    {per_time_unit(optimum, where=IN_JSON)}: {reference}")
     if model == "multi-port":
-        print(f"one-port   {number(lp.throughput, IN_JSON)}: the MTP optimum of the one-port "
-              "model, seed 000 Figure 5's reference")
+        print(f"one-port   {number(lp.throughput, IN_JSON)}: the one-port optimum with "
+              "several trees (the reference of paper 000's Figure 5)")
     if best is not None:
         status = "proven optimal" if best.optimal else \
             f"time limit; proven <= {exact(best.upper_bound, IN_JSON)}"
@@ -197,7 +216,11 @@ def _cmd_experiment(args) -> int:
     if args.lan_redundancy < 1 or (args.lan_redundancy > 1 and kind != "tiers"):
         raise InputError("<command line>", "--lan-redundancy", "links per LAN leaf, >= 1, "
                          "for --platforms tiers")
-    folder = CampaignFolder(args.out, plots=not args.no_plots)   # before the work
+    # before the work; the two kinds of platforms default to two folders
+    out = args.out if args.out is not None else (
+        "stp-campaign" if kind == "random" else "stp-tiers-campaign")
+    folder = CampaignFolder(out, plots=not args.no_plots,
+                            settings=options.campaign_settings(args), force=args.force)
     todo = stp.tasks(kind, nodes, densities, repeats, args.seed,
                      multiport=not args.one_port_only, best_tree_limit=args.best_tree,
                      lan_redundancy=args.lan_redundancy)

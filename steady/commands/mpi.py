@@ -107,7 +107,7 @@ def add_show_options(parser) -> None:
 
 def show_trace(args) -> int:
     """``steady show --trace``: the trace's summary, and its Gantt chart."""
-    from ..run.gantt import draw_trace, read_trace
+    from ..run.gantt import draw_trace, planned_text, read_trace
 
     doc = read_trace(args.trace)
     sends = sum(1 for t in doc["transfers"] if "begin_ns" in t)
@@ -116,7 +116,9 @@ def show_trace(args) -> int:
                            f"{len(doc['nodes'])} ranks, {doc['mode']}"),
                  ("transfers", f"{len(doc['transfers'])} planned, {sends} run"),
                  ("makespan", f"{doc.get('makespan_ns', 0) / 1e9:.6f} s measured, "
-                              f"{doc.get('planned_makespan', '?')} time units planned"),
+                              f"{planned_text(doc)} time units planned"
+                              + (" (exact in the trace)" if "~" in planned_text(doc)
+                                 else "")),
                  ("delivered", "yes" if doc.get("delivered_ok") else "NO")])
     if args.gantt:
         try:

@@ -263,11 +263,32 @@ def add_campaign_options(parser, out: str, jobs: int = 1) -> None:
                         help="with --backend dask: the scheduler's address, "
                              "[tcp://]HOST:PORT (default: a local cluster of --jobs "
                              "workers)")
-    parser.add_argument("--out", default=out, metavar="DIR",
-                        help=f"output folder (default ./{out}): new, empty, or a previous "
-                             "campaign's, which the new run replaces when it completes")
+    parser.add_argument("--out", metavar="DIR",
+                        help=f"output folder (default ./{out}, named after the options "
+                             "that change the results): new, empty, or a previous run's "
+                             "with the same settings, replaced when the new run completes")
+    parser.add_argument("--force", action="store_true",
+                        help="replace a campaign of other settings in --out")
     parser.add_argument("--no-plots", action="store_true", help="CSV and report only")
-    parser.add_argument("--quiet", action="store_true", help="no progress bar on stderr")
+    parser.add_argument("--quiet", action="store_true", help="no progress on stderr")
+
+
+#: Options that change how a campaign runs or where it writes, not what it computes.
+_NOT_SETTINGS = {"run", "command", "campaign", "jobs", "backend", "scheduler", "out",
+                 "force", "no_plots", "quiet", "json"}
+
+
+def campaign_settings(args) -> dict:
+    """What a campaign's results depend on, as its folder's marker records it
+    (steady.experiments.runner.CampaignFolder): the campaign and its options, without
+    those that change only how it runs (workers, backend, folder, plots, progress)."""
+    settings = {"campaign": args.campaign}
+    for key, value in sorted(vars(args).items()):
+        if key in _NOT_SETTINGS or callable(value):
+            continue
+        settings[key] = value if isinstance(value, (str, int, float, bool, type(None))) \
+            else str(value)
+    return settings
 
 
 def add_effort(parser) -> None:

@@ -104,7 +104,7 @@ def run_schedule(args, platform, origin) -> int:
                          "graph problem; drop --dag or the short-period option")
     if args.steps and has_link_rows(platform):
         raise InputError(origin, "network", "short synchronous steps (--steps) do not fit "
-                         "shared network links yet (issue 19): drop --steps for a "
+                         "shared network links yet (docs/limits.md): drop --steps for a "
                          "timetable that does")
     most = args.max_messages
     shape = "steps" if args.steps else "timetable"
@@ -112,7 +112,7 @@ def run_schedule(args, platform, origin) -> int:
         bar.stage("exact throughput")
         result = throughput(platform, "trees")
         bar.stage(shape)
-        schedule, stats = _short_schedule(platform, result, args, most)
+        schedule, stats = _short_schedule(platform, result, args, most, bar.note)
         bar.stage("verifier")
         report = verify(platform, schedule)  # the independent checker, before any write
         bar.stage("file")
@@ -124,7 +124,8 @@ def run_schedule(args, platform, origin) -> int:
     if args.json:
         print_json(summary)
     else:
-        print_sheet(_rows(schedule, report.ratio, stats, summary, args.output))
+        print_sheet(_rows(schedule, report.ratio, stats, summary, args.output, most,
+                          args.ratio is None))
     if args.ratio is not None and report.ratio < positive_exact(args.ratio, "--ratio"):
         print(one_line(f"steady: no M up to {stats['limit']} reaches ratio "
                        f"{echo_exact(args.ratio)}; the best found is M = "
@@ -134,8 +135,16 @@ def run_schedule(args, platform, origin) -> int:
     return 0
 
 
-def _short_schedule(platform, result, args, most):
-    build = _builder(args, platform, result)
+def _short_schedule(platform, result, args, most, note=None):
+    """The schedule the options ask for; ``note(text)`` is told the M under way (the
+    searches of --ratio and --max-period build several)."""
+    construct = _builder(args, platform, result)
+
+    def build(p, r, m):
+        if note is not None:
+            note(f"M = {m}")
+        return construct(p, r, m)
+
     if args.ratio is not None:
         return _for_ratio(platform, result, positive_exact(args.ratio, "--ratio"),
                           most or RATIO_LIMIT, build)
@@ -198,7 +207,7 @@ def _for_ratio(platform, result, target: Fraction, limit: int, construct):
 def _cmd_tradeoff(args) -> int:
     from ..platform import load_platform
     from ..present.plots import pyplot, tradeoff_plot
-    from ..progress import CountBar
+    from ..progress import StageBar
     from ..network.rows import has_link_rows
     from ..schedule.timed import timed_schedule, tree_families
     from ..throughput import throughput
@@ -214,12 +223,17 @@ def _cmd_tradeoff(args) -> int:
                              "broadcast's schedules")
         return collective.run_tradeoff(args, platform, origin, counts)
     shared = steps and has_link_rows(platform)
-    steps = steps and not shared  # short synchronous steps hold ports only (issue 19)
-    result = throughput(platform, "trees")
-    families = tree_families(platform, result, args.effort)
+    steps = steps and not shared  # short synchronous steps hold ports only (shared links)
     rows = []
-    with CountBar(len(counts), "short-period schedules", args.quiet) as bar:
-        for m in counts:
+    with StageBar(["exact throughput", "optimal trees", "short-period schedules"],
+                  args.quiet) as bar:
+        bar.stage("exact throughput")
+        result = throughput(platform, "trees")
+        bar.stage("optimal trees")
+        families = tree_families(platform, result, args.effort)
+        bar.stage("short-period schedules")
+        for i, m in enumerate(counts):
+            bar.item(i, len(counts), f"M = {m}")
             schedule, stats = timed_schedule(platform, result, m, args.effort, families)
             row = {"max_messages": m, "messages_per_period": schedule.messages_per_period,
                    "ratio": stats["ratio"], "period": schedule.period,
@@ -228,7 +242,6 @@ def _cmd_tradeoff(args) -> int:
             if steps:
                 row.update(_steps_row(platform, result, m, schedule))
             rows.append(row)
-            bar.advance()
     if args.plot:
         tradeoff_plot(rows, args.plot, platform.name or origin)
         if not args.json:
@@ -257,7 +270,7 @@ def _cmd_tradeoff(args) -> int:
               " --steps) on the same trees")
     if shared:
         print("no steps column: short synchronous steps do not fit shared network links "
-              "yet (issue 19); the timetables do")
+              "yet (docs/limits.md); the timetables do")
     if sizes is not None:
         runtimes.print_tradeoff_sizes(sizes)
     return 0
@@ -297,14 +310,29 @@ def _shape(schedule) -> str:
     return "steady-schedule v2, a timetable"
 
 
-def _rows(schedule, ratio, stats, summary, output) -> list:
+def _messages_text(m: int, most, ratio, bounded: bool) -> str:
+    """Messages per period, and why not fewer: the construction fills the period up to
+    M (more messages never certify a worse ratio on the same trees), so at ratio 1 a
+    smaller M may do as well."""
+    text = str(m)
+    if most is not None and bounded:
+        text += f" (at most --max-messages {most})"
+        if ratio == 1 and m > 1:
+            text += ("; fewer may reach ratio 1 too: --ratio 1 finds a small M that "
+                     "does")
+    return text
+
+
+def _rows(schedule, ratio, stats, summary, output, most=None, bounded=True) -> list:
     return [("platform", summary["platform"]),
             ("schedule", _shape(schedule)),
             ("throughput", per_time_unit(schedule.throughput)),
             ("optimum", per_time_unit(schedule.optimum_bound)),
             ("ratio", f"{ratio_text(ratio)}, certified"),
-            ("period", number(schedule.period)),
-            ("messages/period", str(schedule.messages_per_period)),
+            ("period", f"{number(schedule.period)} time units (one round of the "
+                       "schedule, which repeats)"),
+            ("messages/period", _messages_text(schedule.messages_per_period, most, ratio,
+                                               bounded)),
             ("trees", str(len(schedule.trees))),
             ("transfers", f"{schedule.transfer_count} ({stats['construction']})"),
             ("file", f"{output or '(not written: use -o FILE)'}, "
@@ -313,13 +341,31 @@ def _rows(schedule, ratio, stats, summary, output) -> list:
                          "prices)")]
 
 
-def huge_period_note(messages_per_period: int) -> str | None:
-    """One line for an exact optimum too long to run, naming --max-messages."""
+def huge_period_note(messages_per_period: int, period=None) -> str | None:
+    """One line for an exact schedule too long to run, naming --max-messages (None
+    when it can run: at most HUGE messages per period)."""
     if messages_per_period <= HUGE:
         return None
     digits = len(str(messages_per_period))
-    return (f"note: the exact optimum needs a {digits}-digit number of messages per "
-            "period; --max-messages 1000 gives a short period with a certified ratio")
+    length = "" if period is None else \
+        f"one period lasts {magnitude(period)} time units and "
+    return (f"no: {length}carries a {digits}-digit number of messages: it cannot run "
+            "in any horizon of practical length (exact optima of heterogeneous "
+            "platforms have huge denominators); steady schedule PLATFORM "
+            "--max-messages 1000 gives a short period with a certified ratio")
+
+
+def magnitude(x) -> str:
+    """``~8.4e+30``: the size of a huge positive number at a glance."""
+    x = Fraction(x)
+    whole = x.numerator // x.denominator
+    if whole < 10 ** 6:
+        return "~" + decimal_text(x, 2)
+    digits = len(str(whole))
+    lead = round(whole / 10 ** (digits - 2)) if digits <= 300 else int(str(whole)[:2])
+    if lead == 100:
+        lead, digits = 10, digits + 1
+    return f"~{lead // 10}.{lead % 10}e+{digits - 1}"
 
 
 def _count(text, option) -> int:

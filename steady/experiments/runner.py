@@ -27,7 +27,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
-from ..errors import InputError, echo
+from ..errors import InputError, echo, shorten
 from ..fileio import atomic_write_text, signals_deferred
 from ..progress import CountBar
 
@@ -204,9 +204,13 @@ class CampaignFolder:
     was (the temporary folder is removed); only a hard kill in the middle of the moves
     can leave a folder without its marker, which says "incomplete" (docs/cli.md)."""
 
-    def __init__(self, out, option: str = "--out", plots: bool = False):
+    def __init__(self, out, option: str = "--out", plots: bool = False,
+                 settings: dict | None = None, force: bool = False):
         self.option = option
+        self.settings = settings
         self.path = check_campaign_folder(out, option)
+        if settings is not None and not force:
+            _check_same_settings(self.path, settings, option)
         if plots:   # a missing matplotlib fails now, not after the campaign's work
             from ..present.plots import pyplot
 
@@ -253,9 +257,11 @@ class CampaignFolder:
                     shutil.rmtree(target)
                 os.replace(tmp / name, target)
             tmp.rmdir()
-            atomic_write_text(marker, json.dumps({"format": "steady-campaign",
-                                                  "version": 1, "complete": True,
-                                                  "files": names}, indent=1) + "\n")
+            doc = {"format": "steady-campaign", "version": 1, "complete": True,
+                   "files": names}
+            if self.settings is not None:
+                doc["settings"] = self.settings
+            atomic_write_text(marker, json.dumps(doc, indent=1) + "\n")
 
     @staticmethod
     def _previous_files(marker: Path) -> set:
@@ -267,6 +273,37 @@ class CampaignFolder:
             return set()
         return {f for f in files if isinstance(f, str) and f and "/" not in f
                 and f not in (".", "..", MARKER)}
+
+
+def _check_same_settings(path: Path, settings: dict, option: str) -> None:
+    """A folder holding a campaign run with other settings is replaced only with
+    ``--force`` (ours; issue 45): two commands of the README once wrote into the same
+    default folder and the second silently replaced the first's report.  A rerun with
+    the same settings replaces the previous run, as before."""
+    try:
+        previous = json.loads((path / MARKER).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return                          # a new or empty folder
+    except (OSError, ValueError):
+        previous = {}
+    if not isinstance(previous, dict):
+        previous = {}
+    old = previous.get("settings")
+    if old == settings:
+        return
+    if not isinstance(old, dict):
+        why = "a campaign whose settings it does not record"
+    else:
+        key = next(k for k in sorted(set(old) | set(settings))
+                   if old.get(k) != settings.get(k))
+        why = (f"a campaign run with other settings ({key.replace('_', '-')} "
+               f"{_setting(old.get(key))} there, {_setting(settings.get(key))} now)")
+    raise InputError(str(path), option, f"holds {why}: give --force to replace it, or "
+                     "another --out")
+
+
+def _setting(value) -> str:
+    return "none" if value is None else shorten(str(value))
 
 
 def _remove(path: Path) -> None:

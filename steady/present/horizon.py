@@ -33,5 +33,6 @@ def ratio_points(schedule, report: HorizonReport) -> list[tuple[Fraction, Fracti
 
 def horizon_plot(schedule, report: HorizonReport, path) -> None:
     """Draw :func:`ratio_points` into ``path`` (.png or .svg; the ``plot`` extra)."""
-    title = f"{schedule.platform.name or 'platform'}: Theorem 7"
+    title = (f"{schedule.platform.name or 'platform'}: delivered / (K x optimal "
+             "throughput) against the horizon K")
     ratio_plot(ratio_points(schedule, report), path, title)

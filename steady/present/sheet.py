@@ -6,7 +6,9 @@
 - :func:`per_time_unit`: a rate in words with the plural right; :func:`percent`;
 - :func:`print_json`: a ``--json`` document, integers of any size in full;
 - :func:`platform_text`: the one-line description of a platform;
-- :func:`written_line`: where a command wrote its files.
+- :func:`written_line`: where a command wrote its files;
+- :func:`bottleneck_words`: the LP's binding rows in plain words;
+- :func:`readable`: a number in at most a dozen characters, for tables and titles.
 
 Every number shown is computed exactly; a decimal is only ever a rendering of it.
 """
@@ -22,6 +24,10 @@ from ..numbers import decimal_text, format_exact, int_text, many_digits
 #: Exact numbers longer than this (in characters) are abbreviated on a terminal: periods
 #: can have hundreds of digits, and the file or the --json document has them in full.
 SHORT = 40
+
+#: Integers longer than this (in digits) are abbreviated too: 31 digits are exact but
+#: unreadable, ``8.401962e+30 (31 digits)`` says the size at a glance.
+LONG_INTEGER = 15
 
 #: Where the full value of an abbreviated number is, for the commands that write a file.
 IN_THE_FILE = "exact value in the file"
@@ -47,7 +53,7 @@ def exact(x, where: str = IN_THE_FILE) -> str:
     size, saying ``where`` the exact value is."""
     x = Fraction(x)
     text = format_exact(x)
-    if len(text) <= SHORT:
+    if len(text) <= SHORT and not (x.denominator == 1 and len(text) > LONG_INTEGER):
         return text
     whole = int_text(abs(x.numerator) // x.denominator)
     if len(whole) < 16:
@@ -104,3 +110,42 @@ def written_line(paths) -> str:
     if len(folders) == 1:
         return f"written to {folders.pop().resolve()}: " + ", ".join(p.name for p in paths)
     return "written: " + ", ".join(str(p.resolve()) for p in paths)
+
+
+def bottleneck_words(row: str) -> str:
+    """A binding constraint of the throughput LP as people read it: the solvers name
+    cuts the min-cut way (``cut rest | {P1}``, ``cut {Ps,P1} | rest``) and the DAG LP's
+    equalities the paper's way (``P1 receives TP``); ports and links already read well
+    (``out-port of Ps``).  ``--json`` keeps the solvers' names."""
+    if row.startswith("cut rest | "):
+        return f"links into {row[len('cut rest | '):]}"
+    if row.startswith("cut ") and row.endswith(" | rest"):
+        return f"links out of {row[len('cut '):-len(' | rest')]}"
+    if row.endswith(" receives TP"):
+        return f"what {row[:-len(' receives TP')]} receives"
+    return row
+
+
+#: :func:`readable` shows exactly the numbers whose text is at most this long.
+READABLE = 12
+
+
+def readable(x) -> str:
+    """A number short enough for a table cell or a chart title: exact when its text
+    has at most :data:`READABLE` characters (``7/2``, ``96``), else a rounded decimal
+    (``~5975.5712``) or, from 10^12 on, leading digits and exponent (``~2.96e+47``).
+    Says nothing of where the exact value is: the caller says it once."""
+    x = Fraction(x)
+    text = format_exact(x)
+    if len(text) <= READABLE:
+        return text
+    sign = "-" if x < 0 else ""
+    magnitude = abs(x)
+    whole = magnitude.numerator // magnitude.denominator
+    if whole < 10 ** 12:
+        return f"~{sign}{decimal_text(magnitude, 4)}"
+    digits = len(int_text(whole))
+    lead = round(Fraction(whole, 10 ** (digits - 3)))
+    if lead == 1000:
+        lead, digits = 100, digits + 1
+    return f"~{sign}{lead // 100}.{lead % 100:02d}e+{digits - 1}"

@@ -14,9 +14,10 @@ from __future__ import annotations
 from fractions import Fraction
 
 from ..errors import InputError, shorten
-from ..numbers import decimal_text, format_exact, many_digits
+from ..numbers import format_exact, many_digits
 from ..schedule_file import TIMED, timed
 from .plots import pyplot, save
+from .sheet import readable
 
 _WIDE = 12  # more steps than this: one block per step instead of a grid
 
@@ -26,28 +27,44 @@ _LEGEND = "legend: Tkxm = m messages of tree k sent over the link in that step"
 _COLUMNS = '        column "i (d)" = step i, lasting d time units; "." = link idle'
 
 
+#: Said once when a number was rounded to fit (exact optima of heterogeneous platforms
+#: have counts and periods of dozens of digits).
+_ROUNDED = "~: rounded to fit; the file holds every number exactly"
+
+
 def _cell(transfers) -> str:
-    return " ".join(f"T{t.tree}x{t.messages}" for t in transfers)
+    return " ".join(f"T{t.tree}x{readable(t.messages)}" for t in transfers)
+
+
+def _head(schedule, shape: str) -> str:
+    return (f"period {readable(schedule.period)}, "
+            f"{readable(schedule.messages_per_period)} messages per period, "
+            f"throughput {readable(schedule.throughput)}, "
+            f"{len(schedule.trees)} trees, {shape}")
+
+
+def _with_rounding_note(lines: list[str]) -> str:
+    if any("~" in line for line in lines):
+        lines = lines + [_ROUNDED]
+    return "\n".join(lines)
 
 
 def period_table(schedule) -> str:
-    """One period as text (002 §4.4 style; a timetable: a row per link)."""
+    """One period as text (002 §4.4 style; a timetable: a row per link).  Numbers
+    longer than a dozen characters are rounded (:func:`readable`), said once."""
     if schedule.version == TIMED:
         return _timetable(schedule)
     with many_digits():
-        head = (f"period {format_exact(schedule.period)}, "
-                f"{schedule.messages_per_period} messages per period, "
-                f"throughput {format_exact(schedule.throughput)}, "
-                f"{len(schedule.trees)} trees, {len(schedule.steps)} steps")
+        head = _head(schedule, f"{len(schedule.steps)} steps")
         if len(schedule.steps) > _WIDE:
-            return "\n".join([head] + _blocks(schedule) + ["", _LEGEND])
-        return "\n".join([head] + _grid(schedule) + ["", _LEGEND, _COLUMNS])
+            return _with_rounding_note([head] + _blocks(schedule) + ["", _LEGEND])
+        return _with_rounding_note([head] + _grid(schedule) + ["", _LEGEND, _COLUMNS])
 
 
 def _blocks(schedule) -> list[str]:
     lines = []
     for i, step in enumerate(schedule.steps):
-        lines.append(f"step {i}  duration {format_exact(step.duration)}")
+        lines.append(f"step {i}  duration {readable(step.duration)}")
         by_link: dict[tuple[str, str], list] = {}
         for t in step.transfers:
             by_link.setdefault(t.arc, []).append(t)
@@ -62,7 +79,7 @@ def _grid(schedule) -> list[str]:
         for t in step.transfers:
             if t.arc not in links:
                 links.append(t.arc)
-    header = ["link \\ step"] + [f"{i} ({format_exact(s.duration)})"
+    header = ["link \\ step"] + [f"{i} ({readable(s.duration)})"
                                  for i, s in enumerate(schedule.steps)]
     rows = [header]
     for arc in links:
@@ -78,27 +95,19 @@ def _timetable(schedule) -> str:
     """A timetable (version 2): a row per link, its transfers by start time."""
     platform = schedule.platform
     with many_digits():
-        head = (f"period {format_exact(schedule.period)}, "
-                f"{schedule.messages_per_period} messages per period, "
-                f"throughput {format_exact(schedule.throughput)}, "
-                f"{len(schedule.trees)} trees, {len(schedule.transfers)} transfers "
-                "(a timetable)")
+        head = _head(schedule, f"{len(schedule.transfers)} transfers (a timetable)")
         by_link: dict[tuple[str, str], list] = {}
         for t in sorted(schedule.transfers, key=lambda t: t.start):
             by_link.setdefault(t.arc, []).append(t)
         lines = [head]
         for (u, v), transfers in by_link.items():
             busy = sum(t.messages for t in transfers) * platform.cost(u, v)
-            cells = ", ".join(f"{_time(t.start)} T{t.tree}x{t.messages}" for t in transfers)
-            lines.append(f"{u}->{v} (busy {_time(busy)}): {cells}")
-    return "\n".join(lines + ["", "legend: t Tkxm = m messages of tree k sent over the "
-                                   "link from time t, back to back (m x the link's cost)"])
-
-
-def _time(x: Fraction) -> str:
-    """An exact time when it is short, else its decimal (the file has it whole)."""
-    text = format_exact(x)
-    return text if len(text) <= 12 else "~" + decimal_text(x, 4)
+            cells = ", ".join(f"{readable(t.start)} T{t.tree}x{readable(t.messages)}"
+                              for t in transfers)
+            lines.append(f"{u}->{v} (busy {readable(busy)}): {cells}")
+    return _with_rounding_note(lines + ["", "legend: t Tkxm = m messages of tree k sent "
+                                            "over the link from time t, back to back (m x "
+                                            "the link's cost)"])
 
 
 def check_links(schedule, origin) -> None:
@@ -170,8 +179,7 @@ def gantt(schedule, path, origin="schedule") -> None:
     ax.set_yticks(list(rows.values()))
     ax.set_yticklabels([f"{v} {port}" for v, port in rows])
     ax.invert_yaxis()
-    ax.set_xlabel(f"fraction of the period ({format_exact(period)} time units)"
-                  if len(format_exact(period)) < 30 else "fraction of the period")
+    ax.set_xlabel(f"fraction of the period ({readable(period)} time units)")
     shape = (f"{len(schedule.steps)} steps" if schedule.version != TIMED
              else f"a timetable, {len(schedule.transfers)} transfers")
     ax.set_title(f"one period ({shape}), coloured by tree")

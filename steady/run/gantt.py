@@ -16,6 +16,7 @@ from fractions import Fraction
 from ..errors import InputError
 from ..fileio import check_version, load_json
 from ..present.plots import pyplot, save
+from ..present.sheet import readable
 from .report import TRACE_FORMAT, TRACE_VERSION
 
 
@@ -65,7 +66,7 @@ def draw_trace(doc: dict, path) -> None:
     height = max(3, 0.3 * len(rows))
     fig, axes = plt.subplots(2, 1, figsize=(11, 2 * height), sharex=bool(unit))
     titles = (f"planned ({doc.get('algorithm', 'plan')}; makespan "
-              f"{doc.get('planned_makespan', '?')} time units)",
+              f"{planned_text(doc)} time units)",
               f"measured ({doc['mode']}: from each real send; makespan "
               f"{doc.get('makespan_ns', 0) / 1e9:.4f} s)")
     for ax, bars, title in zip(axes, (planned, real), titles):
@@ -80,3 +81,13 @@ def draw_trace(doc: dict, path) -> None:
                        "planned time units (native run: no time unit)")
     fig.tight_layout()
     save(plt, fig, path)
+
+
+def planned_text(doc) -> str:
+    """The trace's planned makespan (exact ``p/q`` text) as people read it: exact when
+    short, else rounded (``~5975.4625``); the trace file holds it exactly."""
+    text = doc.get("planned_makespan")
+    try:
+        return readable(Fraction(str(text)))
+    except (ValueError, ZeroDivisionError):
+        return "?" if text is None else str(text)

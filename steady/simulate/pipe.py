@@ -303,7 +303,7 @@ class PipePlanner:
         if has_link_rows(platform):  # its patterns and Lemma 7's bound hold ports only
             raise InputError("<platform>", "network",
                              "steady pipe models one-port links with start-ups; routes "
-                             "that share network links are not modelled yet (issue 19)")
+                             "that share network links are not modelled yet (docs/limits.md)")
         self.platform = platform
         self.patterns = tuple(p for p in PATTERNS if p in patterns)
         free = startup_free(platform)
