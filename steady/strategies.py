@@ -60,6 +60,11 @@ from .inputs import as_platform
 from .numbers import parse_exact
 from .platform import Link, Platform
 from .schedule_file import TIMED, Schedule, TreeEntry
+from .strategy_checks import (boolean as _boolean, checked as _checked,
+                              define as _define, fail as _fail, integer as _integer,
+                              no_strategy as _no_strategy,
+                              one_of as _one_of, positive as _positive,
+                              probability as _probability, value_of as _value)
 
 __all__ = ["exact_costs", "decimal_costs", "platforms", "multiport_platforms", "dags",
            "chains", "complete_platforms", "trees", "TREE_FAMILIES", "spanning_trees",
@@ -71,80 +76,6 @@ SearchStrategy = st.SearchStrategy
 
 
 # -- values or strategies ---------------------------------------------------------------
-
-def _value(draw, x):
-    """A parameter's value: drawn when it is a strategy."""
-    return draw(x) if isinstance(x, SearchStrategy) else x
-
-
-def _checked(draw, name: str, x, check):
-    """A drawn parameter, checked as a value given directly would have been."""
-    if not isinstance(x, SearchStrategy):
-        return x
-    v = draw(x)
-    check(name, v, drawn=True)
-    return v
-
-
-def _fail(name, value, drawn, reason):
-    how = "drew" if drawn else "="
-    raise InvalidArgument(f"{name} {how} {value!r}: {reason}")
-
-
-def _integer(lo: int | None = None, none_ok: bool = False):
-    def check(name, v, drawn=False):
-        if v is None and none_ok:
-            return
-        if isinstance(v, bool) or not isinstance(v, int):
-            _fail(name, v, drawn, "must be an int" + (" or None" if none_ok else "")
-                  + " (or a strategy of them)")
-        if lo is not None and v < lo:
-            _fail(name, v, drawn, f"must be >= {lo}")
-    return check
-
-
-def _boolean(name, v, drawn=False):
-    if not isinstance(v, bool):
-        _fail(name, v, drawn, "must be True or False (or a strategy of them)")
-
-
-def _number(name, v, drawn=False) -> Fraction:
-    try:
-        return parse_exact(v)
-    except (ValueError, TypeError):
-        _fail(name, v, drawn, "must be an exact number (int, Fraction, Decimal, text such "
-              "as '1/3', or a float, read by its decimal text)")
-
-
-def _probability(name, v, drawn=False):
-    x = _number(name, v, drawn)
-    if not 0 <= x <= 1:
-        _fail(name, v, drawn, "must be a probability, between 0 and 1")
-
-
-def _positive(name, v, drawn=False):
-    if _number(name, v, drawn) <= 0:
-        _fail(name, v, drawn, "must be > 0")
-
-
-def _define(**checked) -> None:
-    """Definition-time checks of the parameters given as values."""
-    for name, (value, check) in checked.items():
-        if not isinstance(value, SearchStrategy):
-            check(name, value)
-
-
-def _one_of(options):
-    def check(name, v, drawn=False):
-        if isinstance(v, bool) or v not in options:     # True == 1: not a version
-            _fail(name, v, drawn, "must be one of " + ", ".join(map(repr, options)))
-    return check
-
-
-def _no_strategy(name: str, value, hint: str) -> None:
-    if isinstance(value, SearchStrategy):
-        raise InvalidArgument(f"{name} must be a Platform, not a strategy: {hint}")
-
 
 # -- costs --------------------------------------------------------------------------------
 

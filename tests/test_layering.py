@@ -19,7 +19,7 @@ STAGES = [("interrupts",), ("errors",), ("numbers",), ("fileio",), ("progress",)
           ("schedule_file",),                  # the schedule document
           ("throughput",), ("schedule",),      # SSB LP -> Thm 5 trees, Thm 6 matchings
           ("certificate",), ("verify_collective",), ("verify",),   # the independent checkers
-          ("strategies", "testing"),           # for users' test suites: all of the above
+          ("strategies", "strategy_checks", "testing"),  # for users' test suites: all of the above
           ("simulate", "simgrid"), ("present",),  # simgrid: import and replay
           ("run", "mpi"),                      # MPI execution (mpi: its public door)
           ("runtimes",),                       # programs for other runtimes (MSCCL XML)
@@ -233,3 +233,27 @@ def test_each_rule_can_fail(tmp_path, rule, injected, says):
     file, line = injected[0]
     found = RULES[rule](copy)
     assert any(f"steady/{file}" in m and (says or line) in m for m in found), found
+
+
+def private_imports(source: str) -> list[str]:
+    """The private names (``_x``, not dunders) a module imports from steady's modules."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.ImportFrom) and (node.level or (node.module or "")
+                                                 .startswith("steady")):
+            found += [a.name for a in node.names
+                      if a.name.startswith("_") and not a.name.startswith("__")]
+    return found
+
+
+def test_no_private_name_is_imported_across_modules():
+    """Issue 41: a name another module needs is public in its own module."""
+    found = {str(p.relative_to(ROOT)): private_imports(p.read_text())
+             for p in sorted(ROOT.rglob("*.py"))}
+    assert {k: v for k, v in found.items() if v} == {}
+
+
+def test_a_private_import_is_found():
+    assert private_imports("from ..strategies import _checked, integer\n") == ["_checked"]
+    assert private_imports("from steady.schedule.timed import _decimal\n") == ["_decimal"]
+    assert private_imports("from fractions import _gcd\nfrom . import __version__\n") == []

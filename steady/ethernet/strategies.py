@@ -21,7 +21,7 @@ from __future__ import annotations
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 
-from ..strategies import _checked, _define, _integer
+from ..strategy_checks import checked as _checked, define as _define, integer as _integer
 from .cluster import Cluster
 
 __all__ = ["switched_clusters"]

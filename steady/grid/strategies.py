@@ -20,7 +20,8 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from ..strategies import _boolean, _checked, _define, _fail, _integer, _number
+from ..strategy_checks import boolean as _boolean, checked as _checked, define as _define
+from ..strategy_checks import fail as _fail, integer as _integer, number as _number
 from .model import Cluster, Grid
 
 __all__ = ["grids"]
