@@ -3,7 +3,9 @@
 * Markers: ``slow`` (a whole pipeline or a long search: more than a few seconds) and
   ``timing`` (a wall-clock measurement, compared with its own baseline measured in the
   same run).  ``python -m pytest`` skips both; ``.ci/run`` sets STEADY_CI=1, which runs
-  them (``--all`` does too).
+  them (``--all`` does too).  ``campaign`` (the drift test of the figures that come
+  from the papers' campaigns and the SimGrid replay: up to 21 minutes each) runs only
+  with ``--campaigns``.
 * Progress: ``STEADY_PROGRESS=terminal`` (no status lines in captured stderr).
 * Hypothesis: no deadline and no too-slow health check (a loaded machine must not turn a
   slow example into a failure); CI runs the properties derandomized: the same examples
@@ -32,9 +34,18 @@ settings.load_profile("ci" if os.environ.get("STEADY_CI") else "steady")
 def pytest_addoption(parser):
     parser.addoption("--all", action="store_true",
                      help="also run the tests marked slow and timing (as .ci/run does)")
+    parser.addoption("--campaigns", action="store_true",
+                     help="also run the tests marked campaign: the papers' campaigns "
+                          "re-run for the figures' drift test (about an hour)")
 
 
 def pytest_collection_modifyitems(config, items):
+    if not config.getoption("--campaigns"):
+        campaigns = pytest.mark.skip(reason="a campaign of minutes: run with --campaigns "
+                                            "(or python docs/figures.py --all --check)")
+        for item in items:
+            if item.get_closest_marker("campaign"):
+                item.add_marker(campaigns)
     if os.environ.get("STEADY_CI") or config.getoption("--all"):
         return
     skip = pytest.mark.skip(reason="slow or timing: run with --all (CI runs them)")

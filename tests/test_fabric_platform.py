@@ -144,6 +144,10 @@ def test_cli_refusals(capsys, argv, says):
     assert code == 2 and says in err and err.count("\n") == 1 and not out
 
 
-def test_cli_schedule_refuses_a_fabric(capsys):
-    code, _, err = _run(capsys, "schedule", str(SAMPLES / "collectives" / "mi250-1.json"))
-    assert code == 2 and "multi-port platform" in err and err.count("\n") == 1
+def test_cli_schedule_of_a_fabric_asks_for_max_messages(capsys):
+    """A fabric's schedule is a collective's timetable of at most M chunks per root
+    (no exact periodic schedule of a fabric is written): without --max-messages, one
+    line that names the option."""
+    code, out, err = _run(capsys, "schedule", str(SAMPLES / "collectives" / "mi250-1.json"))
+    assert code == 2 and not out and err.count("\n") == 1
+    assert "--max-messages" in err and "chunks per root" in err

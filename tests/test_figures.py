@@ -71,8 +71,14 @@ def test_cheap_figures_agree_with_the_commands(group, tmp_path):
     assert FIG.drift(figures, values) == []
 
 
+def _marked(group: str):
+    """The group, marked ``campaign`` when one of its runs is a campaign of minutes."""
+    campaign = any(FIG.RUNS[k].campaign for f in SLOW[group] for k in f.runs)
+    return pytest.param(group, marks=[pytest.mark.campaign] if campaign else [])
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("group", sorted(SLOW))
+@pytest.mark.parametrize("group", [_marked(g) for g in sorted(SLOW)])
 def test_expensive_figures_agree_with_the_commands(group, tmp_path):
     figures = SLOW[group]
     values = FIG.compute(figures, tmp_path, exact=True, in_process=True)
