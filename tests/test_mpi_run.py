@@ -62,9 +62,9 @@ def one_steady_line(err):
     return lines[0]
 
 
-def _figure1_run(figure1, trace):
+def _figure1_run(figure1, trace, unit: str = "1ms"):
     code, out, err, seconds = steady("run", figure1, "--broadcasts", 200,
-                                     "--time-unit", "1ms", "--size", "4KB", "--json",
+                                     "--time-unit", unit, "--size", "4KB", "--json",
                                      "--trace", trace, ranks=5)
     assert code == 0, err
     return json.loads(out), seconds
@@ -72,9 +72,11 @@ def _figure1_run(figure1, trace):
 
 @pytest.mark.timing
 def test_figure1_keeps_up_with_the_plan(figure1, tmp_path):
-    # wall clock: the emulated run lasts at least 90% as long as planned, at the third try
+    # wall clock: the emulated run lasts at least 90% as long as planned, at the third try;
+    # a 10 ms time unit (2 s planned) so that a busy machine's scheduling delays of a few
+    # ms per transfer stay small beside it (at 1 ms, two concurrent test runs gave 0.69)
     for attempt in range(3):
-        doc, seconds = _figure1_run(figure1, tmp_path / "trace.json")
+        doc, seconds = _figure1_run(figure1, tmp_path / "trace.json", "10ms")
         if F(doc["ratio_to_predicted"]) >= F(9, 10):
             break
     assert seconds < 60
