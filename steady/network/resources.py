@@ -99,6 +99,45 @@ class TransferModel:
         return loads
 
 
+def whole_holds(model: TransferModel, counts) -> tuple[dict, dict]:
+    """({l: time}, {(l, R): time}) of ``counts`` {route: messages}: the time the
+    transfers holding resource l whole run, and the load on resource R of those holding
+    l only in part (the terms of :func:`whole_hold_rows`)."""
+    whole: dict = {}
+    partial: dict = {}
+    for route, k in counts.items():
+        c, parts = model.holds(route)
+        for l, part in parts:
+            if part == 1:
+                whole[l] = whole.get(l, 0) + k * c
+            else:
+                for res, p in parts:
+                    partial[(l, res)] = partial.get((l, res), 0) + k * c * p
+    return whole, partial
+
+
+def whole_hold_rows(whole: dict, partial: dict) -> dict:
+    """{(l, R): W_l + P_l(R)}: no period under the resource rule is shorter than any
+    of them (ours; proofs/collectives.md, "Whole holds").  A transfer holding l whole
+    runs alone on l, so l's whole holders and its partial holders never overlap: the
+    period is at least W_l (their whole holders' time) plus the time during which some
+    partial holder of l runs, and that time is at least P_l(R), the load those put on
+    any resource R of capacity 1.  The row (l, l) is l's load (the bound of
+    :meth:`TransferModel.loads`); the others are larger where slow routes hold a
+    fast link in part all the time and fast routes need it whole."""
+    rows = {(l, l): t for l, t in whole.items()}
+    for (l, res), t in partial.items():
+        rows[(l, res)] = whole.get(l, 0) + t
+    return rows
+
+
+def whole_hold_bound(model: TransferModel, counts) -> Fraction:
+    """The largest of :func:`whole_hold_rows` of ``counts`` {route: messages per
+    period}: a lower bound on the period of any timetable of them, at least the largest
+    load."""
+    return max(whole_hold_rows(*whole_holds(model, counts)).values())
+
+
 @lru_cache(maxsize=16)
 def transfer_model(platform) -> TransferModel:
     """The :class:`TransferModel` of a platform (remembered: every timetable, placement

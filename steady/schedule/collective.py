@@ -9,7 +9,10 @@ certificate (issue 43; ours, on 002 §5.3's trees with one rate per root).
    so the images of a tree under the platform's symmetry keep the same weight).  With
    relative rates, m_r = k·q_r for the smallest integers q_r in the rates' proportions.
    Several k (chunks per root) up to the asked M are scored by the bound
-   m / (x*·largest resource load) and the most promising are scheduled
+   m / (x*·largest row), the rows being the resources' loads and the whole-hold rows
+   of :func:`steady.network.resources.whole_hold_rows` (a transfer holding a link
+   whole excludes the slower routes holding it in part: a period is never shorter
+   than any row), and the most promising are scheduled
    (:func:`chunk_counts`), first with their loads spread (:func:`spread_weights`:
    the same largest load, the other resources kept below it where the trees allow).
 2. **The timetable.**  The weighted trees are list scheduled under the resource rule
@@ -34,7 +37,8 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
-from ..network.resources import alternative_routes, transfer_model
+from ..network.resources import (alternative_routes, transfer_model, whole_hold_bound,
+                                 whole_hold_rows, whole_holds)
 from .effort import DEFAULT, effort as effort_of
 from .list_schedule import route_list_schedule
 from .timetable import Timetable, Tree
@@ -59,20 +63,23 @@ class Family:
     """A tree of the optimum's search with its images under the symmetry (one tree per
     root of its orbit): ``trees`` (timetable trees of weight 0), ``roots`` (their roots,
     a frozenset of (node, direction)), ``rate`` (each image's rate in the optimum, 0 for
-    a tree the optimum does not use) and ``loads`` ({resource: busy time per message of
-    every image together}, :mod:`steady.network.resources`)."""
+    a tree the optimum does not use), ``holds`` (the terms of
+    :func:`steady.network.resources.whole_holds` per message of every image together)
+    and ``loads`` ({row (l, R): its time per message}, the rows of
+    :func:`steady.network.resources.whole_hold_rows` over all families, set by
+    :func:`with_rows`; the row (l, l) is resource l's load)."""
 
     def __init__(self, trees, rate, model):
         self.trees = trees
         self.roots = frozenset((t.root, t.direction) for t in trees)
         self.rate = rate
-        loads: dict = {}
+        counts: dict = {}
         for tree in trees:
             for arc in tree.arcs():
-                c, parts = model.holds(tree.route(arc))
-                for res, part in parts:
-                    loads[res] = loads.get(res, 0) + c * part
-        self.loads = loads
+                route = tree.route(arc)
+                counts[route] = counts.get(route, 0) + 1
+        self.holds = whole_holds(model, counts)
+        self.loads = whole_hold_rows(*self.holds)
 
     def weighted(self, w: int) -> list[Tree]:
         return [Tree(t.parent, w, t.root, t.direction, t.routes) for t in self.trees]
@@ -102,7 +109,25 @@ def families(platform, result, pricing: int = 0, neighbours: int = 0) -> list[Fa
             trees.append(Tree(dict(tree.parent), 0, tree.root, tree.direction,
                               routes or None))
         out.append(Family(trees, rate.get(id(images[0]), Fraction(0)), model))
-    return out
+    return with_rows(out)
+
+
+def with_rows(fams: list[Family]) -> list[Family]:
+    """The families with their ``loads`` over the rows of all of them: a row (l, R)
+    counts, in every family, the time of its transfers holding l whole (which
+    :func:`steady.network.resources.whole_hold_rows` adds to every row of l)."""
+    rows = set()
+    for f in fams:
+        rows.update(f.loads)
+    for f in fams:
+        whole, partial = f.holds
+        loads = {}
+        for row in rows:
+            t = whole.get(row[0], 0) + partial.get(row, 0)
+            if t:
+                loads[row] = t
+        f.loads = loads
+    return fams
 
 
 def _family_key(tree) -> tuple:
@@ -137,8 +162,8 @@ def rounded_weights(fams, rate: Fraction, roots: dict, k: int) -> list[int]:
 
 
 def weights_bound(fams, weights, rate: Fraction, roots: dict, k: int) -> Fraction:
-    """k·q_r / (ρ_r·x*·largest resource load): what a timetable of these weights can
-    reach at best (exact)."""
+    """k·q_r / (ρ_r·x*·largest row): what a timetable of these weights can reach at
+    best (exact; the rows of :class:`Family`)."""
     loads: dict = {}
     for f, w in zip(fams, weights):
         if w:
@@ -215,6 +240,9 @@ def collective_timetable(platform, result, max_messages: int,
             best = (ratio, k, bound, table)
     ratio, k, bound, table = best
     table.check()
+    row = whole_hold_bound(transfer_model(platform), table.route_counts) * table.unit
+    if table.period < row:   # pragma: no cover - proofs/collectives.md, "Whole holds"
+        raise AssertionError("postcondition: a period below a whole-hold row")
     if table.rate(roots) > result.rate:   # pragma: no cover - the certificate forbids it
         raise AssertionError("postcondition: a timetable beats the certified optimum")
     stats = {"chunks_per_root": k * max(shares.values()), "trees": len(table.trees),
@@ -226,14 +254,16 @@ def collective_timetable(platform, result, max_messages: int,
 
 
 
-def _distinct_rows(fams) -> list[tuple]:
-    """The resources' rows [(family index, float load per message), ...], each distinct
-    row once: under the symmetry every resource of an orbit has the same row (the
-    families are expanded over the group), so this is one row per orbit."""
+def _distinct_rows(fams, loads_only: bool = False) -> list[tuple]:
+    """The rows [(family index, float time per message), ...] (:class:`Family`; only
+    the resources' loads, rows (l, l), with ``loads_only``), each distinct row once:
+    under the symmetry every resource of an orbit has the same row (the families are
+    expanded over the group), so this is one row per orbit."""
     rows: dict = {}
     for i, f in enumerate(fams):
-        for res, c in f.loads.items():
-            rows.setdefault(res, []).append((i, c))
+        for row, c in f.loads.items():
+            if not loads_only or row[0] == row[1]:
+                rows.setdefault(row, []).append((i, c))
     return sorted({tuple((i, float(c)) for i, c in terms) for terms in rows.values()})
 
 
@@ -275,10 +305,10 @@ def _solved(solver, w, fams, roots: dict, k: int, start: list[int], nodes: int):
 def packed_weights(fams, rate: Fraction, roots: dict, k: int, start: list[int],
                    nodes: int) -> list[int]:
     """Integer weights per family, k·q_r per root of every orbit, that minimise the
-    largest resource load (a MILP over the search's trees, SCIP, bounded by ``nodes``
-    branch-and-bound nodes and no time limit: the same input, the same answer; ours, as
-    :mod:`.packing` for a broadcast): a proposal, ``start`` when the solver finds
-    nothing better (the caller compares exactly)."""
+    largest row (:class:`Family`; a MILP over the search's trees, SCIP, bounded by
+    ``nodes`` branch-and-bound nodes and no time limit: the same input, the same
+    answer; ours, as :mod:`.packing` for a broadcast): a proposal, ``start`` when the
+    solver finds nothing better (the caller compares exactly)."""
     solver, w = _weights_milp(fams, roots, k)
     if solver is None:  # pragma: no cover
         return start
@@ -296,9 +326,9 @@ SPREAD_LEVELS = (Fraction(4, 5), Fraction(9, 10), Fraction(19, 20))
 
 def spread_weights(fams, roots: dict, k: int, start: list[int], nodes: int) -> list[int]:
     """Integer weights per family, k·q_r per root of every orbit, whose largest
-    resource load is at most ``start``'s and whose other loads are as far below it as
-    the trees allow (ours): minimise, over every resource, its load's excess above each
-    level of :data:`SPREAD_LEVELS` times that largest load (a MILP as
+    row (:class:`Family`) is at most ``start``'s and whose resources' loads are as far
+    below it as the trees allow (ours): minimise, over every resource, its load's
+    excess above each level of :data:`SPREAD_LEVELS` times that largest row (a MILP as
     :func:`packed_weights`).  Why: the loads' bound is reached only if every tight
     resource is busy at every instant; the optimum's trees often make many resources
     tight where one cut forces only a few (the heterogeneous cluster: a storage
@@ -311,10 +341,11 @@ def spread_weights(fams, roots: dict, k: int, start: list[int], nodes: int) -> l
         return start
     rows = _distinct_rows(fams)
     largest = max(sum(c * start[i] for i, c in terms) for terms in rows)
+    for terms in rows:
+        solver.Add(solver.Sum([c * w[i] for i, c in terms]) <= largest)
     excess = []
-    for j, terms in enumerate(rows):
+    for j, terms in enumerate(_distinct_rows(fams, loads_only=True)):
         load = solver.Sum([c * w[i] for i, c in terms])
-        solver.Add(load <= largest)
         for level in SPREAD_LEVELS:
             e = solver.NumVar(0, solver.infinity(), f"e{j}_{level}")
             solver.Add(e >= load - float(level) * largest)
@@ -339,7 +370,9 @@ def balanced_routes(platform, trees: list[Tree]) -> list[Tree]:
     the route whose resources would be least loaded, the busiest compared first (then
     the fewest hops); at
     most :data:`ROUTE_CHOICES` routes per edge, no more than :data:`LONGER_ROUTES`
-    hops longer."""
+    hops longer.  The trees as given when the moves raise the largest whole-hold row
+    (:func:`steady.network.resources.whole_hold_rows`: a move may make a slow route
+    hold in part a link that fast routes need whole)."""
     model = transfer_model(platform)
     switches = platform.switches
     if not switches:
@@ -387,7 +420,20 @@ def balanced_routes(platform, trees: list[Tree]) -> list[Tree]:
                 routes[child] = tuple(path[1:-1])
         out.append(Tree(tree.parent, tree.weight, tree.root, tree.direction,
                         routes or None))
+    if whole_hold_bound(model, route_counts(out)) > whole_hold_bound(
+            model, route_counts(trees)):
+        return trees
     return out
+
+
+def route_counts(trees: list[Tree]) -> dict:
+    """{route: messages per period} of weighted trees."""
+    counts: dict = {}
+    for tree in trees:
+        for arc in tree.arcs():
+            route = tree.route(arc)
+            counts[route] = counts.get(route, 0) + tree.weight
+    return counts
 
 
 def collective_schedule(platform, result, max_messages: int, effort=DEFAULT):
