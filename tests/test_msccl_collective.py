@@ -1,7 +1,9 @@
 """``steady export msccl`` of collectives' schedules (issues 43 and 44): allgather
 timetables on switched and multi-port fabrics become MSCCL allgather programs (switches
 are not ranks) that the independent checker accepts; reductions are refused in one
-line; the checker rejects injected faults in an exported allgather."""
+line; reduce-scatter timetables (in-trees) become MSCCL reducescatter programs of
+``rrc`` steps that the checker accepts; allreduces are refused in one line; the checker
+rejects injected faults in an exported allgather and reduce-scatter."""
 
 from __future__ import annotations
 
@@ -106,17 +108,18 @@ def test_one_source_broadcasts_through_switches_pass_the_checker(schedule):
     assert report.ok, report.violations[:3]
 
 
-def test_reductions_and_several_sources_are_refused_in_one_line(tmp_path, capsys):
+def test_allreduces_and_several_sources_are_refused_in_one_line(tmp_path, capsys):
     platform = a100_platform(1)
-    result = collective_throughput(platform, "reduce-scatter")
+    result = collective_throughput(platform, "allreduce")
     schedule, _ = collective_schedule(platform, result, 4, "fast")
-    with pytest.raises(Refused, match="reduce-scatter"):
+    with pytest.raises(Refused, match="an allreduce"):
         export_collective(schedule)
-    path = tmp_path / "rs.json"
+    path = tmp_path / "ar.json"
     path.write_text(schedule.to_json())
-    code, _, err = run(capsys, "export", "msccl", path, "-o", tmp_path / "rs.xml")
+    code, _, err = run(capsys, "export", "msccl", path, "-o", tmp_path / "ar.xml")
     assert code == 2
     assert_one_line_error(err, "collective")
+    assert not (tmp_path / "ar.xml").exists()
     sources = ["b0.gpu0", "b0.gpu1"]
     result = collective_throughput(platform, "broadcast", sources)
     schedule, _ = collective_schedule(platform, result, 4, "fast")
@@ -198,4 +201,157 @@ def test_the_sample_allgathers_at_64_chunks_fit_the_executor(name):
     e = export_collective(schedule)
     assert e.most_steps <= 64
     report = check_bytes(e.text.encode(), f"{name}.xml", platform)
+    assert report.ok, report.violations[:3]
+
+
+# -- reduce-scatter: in-trees, reduced where streams meet -----------------------------
+
+def _reduce_scatter(platform, m=16):
+    result = collective_throughput(platform, "reduce-scatter")
+    schedule, _ = collective_schedule(platform, result, m, "fast")
+    return schedule
+
+
+@pytest.fixture(scope="module")
+def hetero_rs():
+    platform = hetero_cluster_platform()
+    schedule = _reduce_scatter(platform)
+    return platform, schedule, export_collective(schedule)
+
+
+@pytest.mark.parametrize("platform", [a100_platform(1), hetero_cluster_platform()],
+                         ids=["a100-1", "hetero-cluster"])
+def test_a_reduce_scatter_exports_as_msccl_s_reducescatter(platform):
+    """MSCCL's layout (N·m input chunks, m output chunks per rank), receives that
+    reduce, and the checker's symbolic run: every rank's m output chunks are the sum
+    of every rank's input chunks at its shard, each exactly once."""
+    schedule = _reduce_scatter(platform)
+    e = export_collective(schedule)
+    compute = [v for v in platform.nodes if v not in platform.switches]
+    m = sum(t.weight for t in schedule.trees if t.root == compute[0])
+    assert e.attributes["coll"] == "reducescatter"
+    assert e.chunks == e.attributes["nchunksperloop"] == len(compute) * m
+    assert sorted(g.node for g in e.gpus) == sorted(compute)
+    assert all(g.i_chunks == e.chunks and g.o_chunks == m for g in e.gpus)
+    kinds = {s.type for g in e.gpus for tb in g.threadblocks for s in tb.steps}
+    assert {"s", "rrc"} <= kinds <= {"s", "rrc", "nop"}
+    # every rank's own input enters the sums once per chunk of another root's shard
+    # it is not the root of: as a leaf's send or as a first reduction's source
+    for g in e.gpus:
+        own = [c for tb in g.threadblocks for st in tb.steps if st.srcbuf == "i"
+               and st.type in ("s", "rrc") for c in range(st.srcoff, st.srcoff + st.cnt)]
+        assert sorted(own) == list(range(e.chunks))
+    report = check_bytes(e.text.encode(), "rs.xml", platform)
+    assert report.ok, report.violations[:3]
+    assert report.program.coll == "reducescatter"
+    assert set(report.modes) == {"inplace", "outofplace"}
+
+
+def _edit_step(text: str, predicate, edit) -> str:
+    lines = text.splitlines(keepends=True)
+    i = next(k for k, line in enumerate(lines) if predicate(line))
+    return "".join(lines[:i] + [edit(lines[i])] + lines[i + 1:])
+
+
+@pytest.mark.parametrize("fault", ["dropped reduce", "dropped wait",
+                                   "overwritten accumulator", "input left out"])
+def test_the_checker_rejects_faults_in_an_exported_reduce_scatter(hetero_rs, fault):
+    """A dropped reduce step leaves its send unmatched and a child's contribution
+    out; an rrc that no longer waits for the previous
+    reduction of its chunk races with it; a later rrc that reduces with the rank's
+    input instead of the accumulator loses what was accumulated; a first rrc that
+    reduces with the accumulator instead of the input leaves the rank's input out."""
+    platform, _, e = hetero_rs
+    if fault == "dropped reduce":
+        text = _dropped_reduce(e)
+    elif fault == "dropped wait":
+        later = (lambda line: 'type="rrc"' in line and 'srcbuf="s"' in line
+                 and 'depid="-1"' not in line)
+        text = _edit_step(e.text, later, lambda line: line.replace(
+            'depid="' + line.split('depid="')[1].split('"')[0] + '"', 'depid="-1"'
+        ).replace(' deps="' + line.split(' deps="')[1].split('"')[0] + '"', ' deps="-1"'))
+    elif fault == "overwritten accumulator":
+        text = _overwritten(e)
+    else:
+        first = (lambda line: 'type="rrc"' in line and 'srcbuf="i"' in line
+                 and 'dstbuf="s"' in line)
+        text = _edit_step(e.text, first, lambda line: line.replace(
+            'srcbuf="i"', 'srcbuf="s"').replace(
+            'srcoff="' + line.split('srcoff="')[1].split('"')[0] + '"',
+            'srcoff="' + line.split('dstoff="')[1].split('"')[0] + '"'))
+    assert text != e.text
+    report = check_bytes(text.encode(), "bad.xml", platform)
+    assert not report.ok
+    if fault in ("overwritten accumulator", "input left out"):
+        assert {v.kind for v in report.violations} == {"result"}, report.violations[:3]
+    elif fault == "dropped wait":
+        assert "race" in {v.kind for v in report.violations}
+
+
+def _dropped_reduce(e) -> str:
+    """The program without one reduce step: the last step of a receive threadblock, an
+    rrc no other step waits for (so no other step's number or dependency moves)."""
+    import copy
+
+    from steady.runtimes.msccl.program import algo_xml
+
+    gpus = copy.deepcopy(e.gpus)
+    for g in gpus:
+        for tb in g.threadblocks:
+            if tb.steps and tb.steps[-1].type == "rrc" and not tb.steps[-1].hasdep:
+                tb.steps.pop()
+                return algo_xml(gpus, e.attributes)
+    raise AssertionError("no final reduce step")
+
+
+def _overwritten(e) -> str:
+    """The program with one later reduction (src: the scratch accumulator, which
+    already holds the rank's input chunk and a child's) reducing with the rank's
+    input chunk instead."""
+    import copy
+
+    from steady.runtimes.msccl.program import algo_xml
+
+    gpus = copy.deepcopy(e.gpus)
+    for g in gpus:
+        chunk_of = {}                  # scratch chunk -> the input chunk reduced into it
+        steps = [st for tb in g.threadblocks for st in tb.steps if st.type == "rrc"]
+        for st in steps:
+            if st.srcbuf == "i" and st.dstbuf == "s":
+                for j in range(st.cnt):
+                    chunk_of[st.dstoff + j] = st.srcoff + j
+        for st in steps:
+            if st.srcbuf == "s" and st.srcoff in chunk_of:
+                st.srcbuf, st.srcoff = "i", chunk_of[st.srcoff]
+                return algo_xml(gpus, e.attributes)
+    raise AssertionError("no later reduction into scratch")
+
+
+def test_export_command_writes_a_checked_reduce_scatter(tmp_path, capsys):
+    sample = ROOT / "samples" / "collectives" / "hetero-cluster.json"
+    out = tmp_path / "rs.json"
+    code, _, err = run(capsys, "schedule", sample, "--collective", "reduce-scatter",
+                       "--max-messages", "16", "-o", out, "--quiet")
+    assert code == 0, err
+    code, text, err = run(capsys, "export", "msccl", out, "-o", tmp_path / "rs.xml")
+    assert code == 0, err
+    assert "reducescatter, 176 chunks per loop" in text and "every rank a root" in text
+    assert "reduced over all ranks, each contribution once" in text
+    code, text, err = run(capsys, "verify", "--msccl", tmp_path / "rs.xml", sample)
+    assert code == 0, err
+    assert "reducescatter" in text
+
+
+@given(collective_schedules(switched_platforms(max_compute=4, max_switches=2),
+                            kinds=("reduce-scatter",), max_chunks=4))
+@settings(max_examples=25, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+def test_exported_reduce_scatters_pass_the_checker(schedule):
+    """proofs/msccl-export.md, Claim 2 for reduce-scatters: the program of any
+    reduce-scatter timetable steady writes is valid for the independent checker, every
+    rank ending with its shard reduced over all ranks, each contribution once, in
+    place and out of place."""
+    assume(all(t.direction == "in" for t in schedule.trees))
+    e = export_collective(schedule)
+    report = check_bytes(e.text.encode(), "p.xml", schedule.platform)
     assert report.ok, report.violations[:3]

@@ -155,7 +155,12 @@ def _rows(exported, report, summary) -> list:
     modes = " and ".join({"inplace": "in place", "outofplace": "out of place"}[m]
                          for m in report.modes)
     coll = summary["collective"]
-    gather = coll == "allgather"
+    gather = coll in ("allgather", "reducescatter")       # every rank a root
+    per = exported.chunks // len(exported.ranks)
+    promise = {"allgather": f"every rank's {per} chunks",
+               "reducescatter": f"its {per} chunks reduced over all ranks, each "
+                                "contribution once"}.get(coll, f"the root's "
+                                                              f"{exported.chunks} chunks")
     rows = [("input", summary["input"]),
             ("ranks", f"{summary['ranks']}, every rank a root (switches are not ranks)"
                       if gather else f"{summary['ranks']}, the root is rank "
@@ -172,10 +177,8 @@ def _rows(exported, report, summary) -> list:
                      f"receiver) pairs alone, busiest pair {number(t.busiest_port, IN_JSON)}"
                      f" (multi-port: the physical links the pairs share make the period, "
                      f"{number(exported.period, IN_JSON)})"),
-            ("checker", f"valid: no deadlock, no race, every rank ends with "
-                        + (f"every rank's {exported.chunks // len(exported.ranks)} chunks"
-                           if gather else f"the root's {exported.chunks} chunks")
-                        + f" ({modes})"),
+            ("checker", f"valid: no deadlock, no race, every rank ends with {promise} "
+                        f"({modes})"),
             ("file", f"{summary['file'] or '(not written: use -o FILE)'}, "
                      f"{summary['file_bytes']} bytes")]
     rows += [("note", note) for note in report.notes]

@@ -24,10 +24,10 @@ middle of the line unchanged: a :class:`.loop.Move` names ranks and a chunk rang
 what it needs at its sender, whatever the tree's root; :func:`.loop.causal_order` and
 the per-link threadblocks of :mod:`.program` do not depend on the collective.  What a
 collective adds is its front end (which chunks each root's trees carry: an allgather
-root's shard, a broadcast tree per shard) and, for in-trees (reductions), receive
-steps that reduce (``rrc``) into the accumulating chunk, each waiting for the previous
-contribution to that chunk at its rank; the checker already runs allgather,
-reducescatter and allreduce programs.  The exporter reads schedule
+root's shard, a broadcast tree per shard) and, for the in-trees of a reduce-scatter,
+receive steps that reduce (``rrc``) into the accumulating chunk, each waiting for the
+previous contribution to that chunk at its rank (:mod:`.reduction`).  An allreduce
+(in-trees then out-trees in one program) is refused.  The exporter reads schedule
 documents only; ``steady verify --msccl`` checks what it writes, independently.
 """
 
@@ -37,10 +37,11 @@ from dataclasses import dataclass, field, replace
 from fractions import Fraction
 
 from ...errors import InputError, echo
-from ...schedule_file import OUT, Schedule, timed
+from ...schedule_file import IN, Schedule, timed
 from .loop import Move, Timing, causal_order
 from .program import algo_xml, broadcast_program, escape, program_of
 from .ranks import rank_map, switches_of
+from .reduction import accumulators, reduction_program
 from .runtime import (MAX_CHANNELS, MAX_NODES, MAX_OFFSET, MAX_STEPS, MAX_STRING,
                       MAX_SUBS, MAX_THREADBLOCKS, PROTOCOLS)
 
@@ -146,20 +147,26 @@ def export_collective(schedule: Schedule, origin: str = "<schedule>", given=None
     routes through switches, which are not ranks): an **allgather** -- root r's trees
     carry the m chunks of its shard, which sit at offset rank(r)·m of every rank's
     output (``nchunksperloop`` = N·m, every rank's ``i_chunks`` = m: MSCCL's
-    allgather layout) -- or a **broadcast** from one root.  Reductions (in-trees) and
-    several broadcast roots are refused in one line.  ``given``: a partial node ->
-    rank map (:func:`.ranks.rank_map`, the platform's source rank 0 by default)."""
+    allgather layout) -- a **reduce-scatter** -- root r's in-trees reduce the m chunks
+    at input offset rank(r)·m of every rank into r's output (``nchunksperloop`` = N·m,
+    ``i_chunks`` = N·m, ``o_chunks`` = m: MSCCL's reducescatter layout; the receives
+    are ``rrc`` steps, :mod:`.reduction`) -- or a **broadcast** from one root.  An
+    allreduce and several broadcast roots are refused in one line.  ``given``: a
+    partial node -> rank map (:func:`.ranks.rank_map`, the platform's source rank 0 by
+    default)."""
     if proto not in PROTOCOLS:
         raise InputError("<command line>", "--proto", f"expected one of {', '.join(PROTOCOLS)}")
     if schedule.version == 1:
         schedule = timed(schedule)
     platform = schedule.platform
     kind = schedule.collective.kind if schedule.collective is not None else "broadcast"
-    if kind not in ("allgather", "broadcast") or any(t.direction != OUT
-                                                     for t in schedule.trees):
-        raise Refused(origin, "collective", f"a {kind}: steady export msccl writes "
-                      "broadcasts and allgathers; the in-trees of a reduce-scatter or an "
-                      "allreduce (reductions: rrc steps) are not exported yet")
+    reduces = kind == "reduce-scatter"
+    if (kind not in ("allgather", "broadcast", "reduce-scatter")
+            or any((t.direction == IN) != reduces for t in schedule.trees)):
+        raise Refused(origin, "collective", f"{'an' if kind[0] in 'aeiou' else 'a'} "
+                      f"{kind}: steady export msccl writes "
+                      "broadcasts, allgathers and reduce-scatters; an allreduce (in-trees "
+                      "and out-trees in one program) is not exported yet")
     shards: dict = {}
     for tree in schedule.trees:
         root = tree.root or platform.source
@@ -170,30 +177,40 @@ def export_collective(schedule: Schedule, origin: str = "<schedule>", given=None
     if len(set(shards.values())) > 1:
         raise Refused(origin, "trees", "the roots send different chunks per period "
                       f"({min(shards.values())} to {max(shards.values())}); MSCCL's "
-                      "allgather gives every rank an equal shard")
+                      f"{'reducescatter' if reduces else 'allgather'} gives every rank an "
+                      "equal shard")
     m = next(iter(shards.values()))
     ranks = rank_map(platform, next(iter(shards)) if kind == "broadcast"
                      else platform.source, given)
     if len(ranks) > MAX_SUBS:
         raise Refused(origin, "platform.nodes", f"{len(ranks)} ranks; the executor's "
                       f"parser holds at most {MAX_SUBS} gpu elements")
-    chunks = m * (len(ranks) if kind == "allgather" else 1)
+    if reduces and set(shards) != set(ranks):
+        raise Refused(origin, "trees", f"{len(shards)} of the {len(ranks)} compute nodes "
+                      "are roots; MSCCL's reducescatter gives every rank a shard")
+    chunks = m * (len(ranks) if kind != "broadcast" else 1)
     if chunks > MAX_OFFSET + 1:
         raise Refused(origin, "messages_per_period", f"{_count(chunks)} chunks per loop; "
                       f"the executor's chunk offsets are 16-bit (at most {MAX_OFFSET + 1} "
                       f"chunks): {FEWER}")
-    offsets = {r: (ranks[r] * m if kind == "allgather" else 0) for r in shards}
+    offsets = {r: (ranks[r] * m if kind != "broadcast" else 0) for r in shards}
     moves = collective_moves(schedule, ranks, offsets, origin)
     timing = causal_order(moves, multiport=platform.ports == "multi-port")
-    gpus = laned_program(moves, timing, ranks, chunks,
-                         {ranks[r]: (m, offsets[r]) for r in shards})
+    if reduces:
+        acc = accumulators(_in_trees(schedule, offsets), ranks, offsets, m)
+        gpus = laned_program(moves, timing, ranks, chunks, {}, lambda lanes:
+                             reduction_program(moves, timing, ranks, chunks, m, acc, lanes))
+    else:
+        gpus = laned_program(moves, timing, ranks, chunks,
+                             {ranks[r]: (m, offsets[r]) for r in shards})
     _check_limits(gpus, ranks, origin, FEWER_CHUNKS)
     title = name if name is not None else (
         f"steady {kind} {platform.name or 'platform'} M={m}")
     attributes = {"name": title, "proto": proto, "nchannels": 0, "nchunksperloop": chunks,
-                  "ngpus": len(ranks), "coll": kind, "inplace": 1, "outofplace": 1,
-                  "minBytes": min_bytes, "maxBytes": max_bytes}
-    attributes["nchannels"] = 1 + max(tb.chan for g in gpus for tb in g.threadblocks)
+                  "ngpus": len(ranks), "coll": kind.replace("-", ""), "inplace": 1,
+                  "outofplace": 1, "minBytes": min_bytes, "maxBytes": max_bytes}
+    attributes["nchannels"] = 1 + max((tb.chan for g in gpus for tb in g.threadblocks),
+                                      default=0)
     _check_name(title, origin)
     for g in gpus:
         if len(escape(g.node).encode()) > MAX_STRING:
@@ -209,15 +226,17 @@ def export_collective(schedule: Schedule, origin: str = "<schedule>", given=None
 MAX_LANES = 4
 
 
-def laned_program(moves, timing, ranks, chunks: int, held: dict):
-    """:func:`.program.program_of` with merged steps, each link whose threadblock holds
+def laned_program(moves, timing, ranks, chunks: int, held: dict, build=None):
+    """:func:`.program.program_of` with merged steps (or ``build(lanes)``: a reduce-
+    scatter's :func:`.reduction.reduction_program`), each link whose threadblock holds
     more than MAX_STEPS steps spread over more connections (one more channel at a time,
     at most :data:`MAX_LANES`; ours): a link of an allgather carries several roots' chunks
     and can need more steps than one threadblock runs.  Deterministic; the caller's
     limits check refuses what still does not fit."""
     lanes: dict = {}
     while True:
-        gpus = program_of(moves, timing, ranks, chunks, held, merge=True, lanes=lanes)
+        gpus = (build(lanes) if build is not None else
+                program_of(moves, timing, ranks, chunks, held, merge=True, lanes=lanes))
         over = {(g.rank, tb.send) for g in gpus for tb in g.threadblocks
                 if len(tb.steps) > MAX_STEPS and tb.send >= 0}
         over |= {(tb.recv, g.rank) for g in gpus for tb in g.threadblocks
@@ -227,6 +246,17 @@ def laned_program(moves, timing, ranks, chunks: int, held: dict):
             return gpus
         for link in grown:
             lanes[link] = lanes.get(link, 1) + 1
+
+
+def _in_trees(schedule: Schedule, offsets: dict) -> list:
+    """[(root, first chunk, weight, {child: parent})] of a reduce-scatter's in-trees, the
+    chunks numbered as :func:`collective_moves` numbers them."""
+    out, base = [], {}
+    for tree in schedule.trees:
+        root = tree.root or schedule.platform.source
+        out.append((root, offsets[root] + base.get(root, 0), tree.weight, tree.parent))
+        base[root] = base.get(root, 0) + tree.weight
+    return out
 
 
 def collective_moves(schedule: Schedule, ranks: dict[str, int], offsets: dict,

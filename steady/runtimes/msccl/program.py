@@ -122,25 +122,9 @@ def program_of(moves, timing, ranks: dict[str, int], chunks: int,
     by_index = {m.index: m for m in moves}
     lanes = lanes or {}
     lane = lane_of(moves, timing, lanes) if lanes else {}
-    chan = channels(moves, lanes)
     gpus = [Gpu(r, node_of[r], held[r][0] if r in held else 0, chunks)
             for r in range(len(ranks))]
-    sending, receiving = {}, {}        # (rank, peer, lane) -> threadblock
-    for gpu in gpus:
-        if gpu.rank in held:
-            gpu.threadblocks.append(Threadblock(0))
-        for peer in sorted({m.receiver for m in moves if m.sender == gpu.rank}):
-            for k in range(lanes.get((gpu.rank, peer), 1)):
-                tb = Threadblock(len(gpu.threadblocks), send=peer,
-                                 chan=chan[gpu.rank, peer, k])
-                gpu.threadblocks.append(tb)
-                sending[gpu.rank, peer, k] = tb
-        for peer in sorted({m.sender for m in moves if m.receiver == gpu.rank}):
-            for k in range(lanes.get((peer, gpu.rank), 1)):
-                tb = Threadblock(len(gpu.threadblocks), recv=peer,
-                                 chan=chan[peer, gpu.rank, k])
-                gpu.threadblocks.append(tb)
-                receiving[gpu.rank, peer, k] = tb
+    sending, receiving = link_threadblocks(gpus, moves, lanes, set(held))
     # where each chunk arrives at each rank: (rank, chunk) -> (threadblock, step)
     arrival = {}
     for rank, (count, offset) in sorted(held.items()):
@@ -164,12 +148,38 @@ def program_of(moves, timing, ranks: dict[str, int], chunks: int,
                 needs[tb.id] = max(needs.get(tb.id, -1), s)
             if not (merge and _merged(gpus[m.sender], out, into, first, cnt, needs,
                                       waited)):
-                _append_waiting(gpus[m.sender], out, needs, waited,
+                append_waiting(gpus[m.sender], out, needs, waited,
                                 Step("s", "o", first, "o", first, cnt))
                 into.steps.append(Step("r", "o", first, "o", first, cnt))
             for c in range(first, first + cnt):
                 arrival[m.receiver, c] = (into, len(into.steps) - 1)
     return gpus
+
+
+def link_threadblocks(gpus, moves, lanes: dict, copying=frozenset()) -> tuple[dict, dict]:
+    """Give every GPU its threadblocks: first a copy threadblock (id 0) on the ranks of
+    ``copying``, then one send threadblock per (peer, lane) it sends to and one receive
+    threadblock per (peer, lane) it receives from, on the channels of
+    :func:`channels`.  Returns ({(rank, peer, lane): send tb}, {(rank, peer, lane):
+    receive tb})."""
+    chan = channels(moves, lanes)
+    sending, receiving = {}, {}
+    for gpu in gpus:
+        if gpu.rank in copying:
+            gpu.threadblocks.append(Threadblock(0))
+        for peer in sorted({m.receiver for m in moves if m.sender == gpu.rank}):
+            for k in range(lanes.get((gpu.rank, peer), 1)):
+                tb = Threadblock(len(gpu.threadblocks), send=peer,
+                                 chan=chan[gpu.rank, peer, k])
+                gpu.threadblocks.append(tb)
+                sending[gpu.rank, peer, k] = tb
+        for peer in sorted({m.sender for m in moves if m.receiver == gpu.rank}):
+            for k in range(lanes.get((peer, gpu.rank), 1)):
+                tb = Threadblock(len(gpu.threadblocks), recv=peer,
+                                 chan=chan[peer, gpu.rank, k])
+                gpu.threadblocks.append(tb)
+                receiving[gpu.rank, peer, k] = tb
+    return sending, receiving
 
 
 def _merged(gpu: Gpu, out: Threadblock, into: Threadblock, first: int, cnt: int,
@@ -193,7 +203,7 @@ def _merged(gpu: Gpu, out: Threadblock, into: Threadblock, first: int, cnt: int,
     return True
 
 
-def _append_waiting(gpu: Gpu, tb: Threadblock, needs: dict, waited: dict,
+def append_waiting(gpu: Gpu, tb: Threadblock, needs: dict, waited: dict,
                     step: Step) -> None:
     """Append ``step`` to ``tb`` waiting for ``needs`` (threadblock id -> step), less
     what ``tb`` already waited for; extra dependencies become nops before it."""
