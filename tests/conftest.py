@@ -10,7 +10,7 @@
 * Hypothesis: no deadline and no too-slow health check (a loaded machine must not turn a
   slow example into a failure); CI runs the properties derandomized: the same examples
   on every run, so that a verdict is reproducible; local runs keep drawing fresh
-  examples and find what CI does not (50 where a test sets no number, CI 100).
+  examples and find what CI does not (40 where a test sets no number, CI 100).
 """
 
 import os
@@ -26,9 +26,9 @@ os.environ.setdefault("STEADY_PROGRESS", "terminal")
 
 _CALM = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow,
                                                     HealthCheck.data_too_large])
-# the README's `python -m pytest` draws half hypothesis' default of 100 examples where
+# the README's `python -m pytest` draws 40 of hypothesis' default of 100 examples where
 # a test sets no number (it is a newcomer's check, under 3 minutes); CI draws them all
-settings.register_profile("steady", max_examples=50, **_CALM)
+settings.register_profile("steady", max_examples=40, **_CALM)
 settings.register_profile("ci", derandomize=True, **_CALM)
 settings.load_profile("ci" if os.environ.get("STEADY_CI") else "steady")
 
