@@ -7,7 +7,7 @@ at each hop for its tree's next slot: on trees 15 to 37 hops deep, warm-up and c
 then cost 1.5 % to 8 % of a run.  A list run keeps only the *trees* of a schedule —
 which node forwards which broadcast to whom — and places the K·(|V| - 1) single-message
 transfers by the rule of the period's list schedule
-(:func:`steady.schedule.tree_order.busier_port`): at each event, free (out-port,
+(:func:`steady.schedule.list_schedule.busier_port`): at each event, free (out-port,
 in-port) pairs whose sender holds a broadcast for that receiver are matched, the pair
 whose busier port has the most work left in the whole run first, and each link sends the
 oldest broadcast it has for its receiver.  Ports wait only for data, never for a slot.
