@@ -77,9 +77,8 @@ from .certificate import link_price_weights, min_arborescence_cost, shared_link_
 from .errors import one_line
 from .numbers import format_exact
 from .platform import Platform
-from .numbers import parse_exact
 from .schedule_file import TIMED, PriceCertificate, Schedule, Step, TimedTransfer, Transfer, TreeEntry
-from .verify_collective import verify_collective
+from .verify_collective import check_claims, shown as _text, verify_collective
 
 __all__ = ["KINDS", "Violation", "VerifyReport", "verify", "verify_file"]
 
@@ -154,14 +153,6 @@ class VerifyReport:
 
     def add(self, kind, where, expected, found, message) -> None:
         self.violations.append(Violation(kind, where, expected, found, message))
-
-
-def _text(value):
-    if value is None or isinstance(value, (bool, str)):
-        return value
-    if isinstance(value, (int, Fraction)):
-        return format_exact(value)
-    return str(value)
 
 
 def _is_int(x) -> bool:
@@ -747,18 +738,5 @@ def _rate(schedule: Schedule, cost: Fraction, min_ratio, report: VerifyReport) -
     if not _is_exact(schedule.throughput) or report.bound == 0:
         return
     report.ratio = schedule.throughput / report.bound
-    for key, value in (("optimum", report.bound), ("ratio", report.ratio)):
-        if key in schedule.extra:
-            try:
-                claimed = parse_exact(schedule.extra[key])
-            except (ValueError, TypeError):
-                claimed = None
-            if claimed != value:
-                report.add("ratio", key, value, schedule.extra[key],
-                           f"the file claims {key} {_text(schedule.extra[key])}, the "
-                           f"certificate proves {format_exact(value)}")
-    if min_ratio is not None and report.ratio < min_ratio:
-        report.add("ratio", "ratio", f">= {format_exact(min_ratio)}", report.ratio,
-                   f"certified ratio {format_exact(report.ratio)} is below the required "
-                   f"{format_exact(min_ratio)}")
+    check_claims(schedule, min_ratio, report)
 

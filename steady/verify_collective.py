@@ -483,7 +483,13 @@ def check_rate(platform, schedule, kind, roots, rate, min_ratio, report) -> None
     if rate is None:
         return
     report.ratio = rate / bound
-    for key, value in (("optimum", bound), ("ratio", report.ratio)):
+    check_claims(schedule, min_ratio, report)
+
+
+def check_claims(schedule, min_ratio, report) -> None:
+    """The optimum and ratio the file claims against the certified ``report.bound`` and
+    ``report.ratio``, and the ratio against ``min_ratio`` (both checkers' last rule)."""
+    for key, value in (("optimum", report.bound), ("ratio", report.ratio)):
         if key in schedule.extra:
             try:
                 claimed = parse_exact(schedule.extra[key])
@@ -491,12 +497,21 @@ def check_rate(platform, schedule, kind, roots, rate, min_ratio, report) -> None
                 claimed = None
             if claimed != value:
                 report.add("ratio", key, value, schedule.extra[key],
-                           f"the file claims {key} {schedule.extra[key]}, the certificate "
-                           f"proves {format_exact(value)}")
+                           f"the file claims {key} {shown(schedule.extra[key])}, the "
+                           f"certificate proves {format_exact(value)}")
     if min_ratio is not None and report.ratio < min_ratio:
         report.add("ratio", "ratio", f">= {format_exact(min_ratio)}", report.ratio,
                    f"certified ratio {format_exact(report.ratio)} is below the required "
                    f"{format_exact(min_ratio)}")
+
+
+def shown(value):
+    """A value read from a file, as a violation quotes it (exact numbers exactly)."""
+    if value is None or isinstance(value, (bool, str)):
+        return value
+    if isinstance(value, (int, Fraction)):
+        return format_exact(value)
+    return str(value)
 
 
 def verify_collective(platform, schedule, report, optimality: bool = True,
