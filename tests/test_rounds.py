@@ -289,3 +289,82 @@ def test_more_rounds_than_the_bound_are_not_tried():
 
     used = {("a", "b"): MAX_ROUNDS + 1}
     assert link_rounds(used, {}, {}, MAX_ROUNDS + 1) is None
+
+
+@st.composite
+def switched_routes(draw):
+    """Routes of one cost from 2-4 senders' first resources to 2-4 receivers' last ones,
+    each through 0-2 of 1-3 inner resources (links between switches), with counts 1-3."""
+    firsts = [f"out{i}" for i in range(draw(st.integers(2, 4)))]
+    lasts = [f"in{i}" for i in range(draw(st.integers(2, 4)))]
+    inner = [f"link{i}" for i in range(draw(st.integers(1, 3)))]
+    pairs = draw(st.lists(st.tuples(st.sampled_from(firsts), st.sampled_from(lasts)),
+                          min_size=1, max_size=8, unique=True))
+    held, used = {}, {}
+    for a, b in pairs:
+        through = draw(st.lists(st.sampled_from(inner), max_size=2, unique=True))
+        route = (a, *through, b)
+        held[route] = list(route)
+        used[route] = draw(st.integers(1, 3))
+    return used, held
+
+
+@given(switched_routes(), st.integers(0, 3))
+@settings(max_examples=150)
+def test_route_rounds_found_hold_no_resource_twice(case, extra):
+    """The routes' rounds (steady.schedule.route_rounds, the Kempe search of
+    KempeRounds on inner resources): whatever is found holds every count in exactly
+    the rounds asked for, no round holding a resource twice; with the ends' degree
+    raised by the inner resources' loads the search has swaps to make."""
+    from steady.schedule.route_rounds import check_route_rounds, route_rounds
+
+    used, held = case
+    ends: dict = {}
+    load: dict = {}
+    for route, k in used.items():
+        for res in {route[0], route[-1]}:
+            ends[res] = ends.get(res, 0) + k
+        for res in route[1:-1]:
+            load[res] = load.get(res, 0) + k
+    need = max([*ends.values(), *load.values()])
+    found = route_rounds(used, held, need + extra)
+    if found is not None:
+        assert len(found) == need + extra
+        check_route_rounds(used, held, found)
+    else:
+        assert extra == 0 or any(load.values())   # only inner resources can refuse
+
+
+@given(switched_routes(), st.integers(0, 2 ** 32 - 1), st.integers(1, 30))
+@settings(max_examples=100)
+def test_route_kempe_swaps_keep_counts(case, seed, steps):
+    """Every swap of the routes' search exchanges an alternating path or cycle between
+    two rounds: the ends stay matched once per round and every route keeps its count;
+    the kept total overload is the rounds' own."""
+    from steady.schedule.matchings import weighted_edge_coloring
+    from steady.schedule.route_rounds import _RouteRounds
+
+    used, held = case
+    weights: dict = {}
+    for route, k in used.items():
+        weights[(route[0], route[-1])] = weights.get((route[0], route[-1]), 0) + k
+    pool = {edge: [] for edge in weights}
+    for route in sorted(used):
+        pool[(route[0], route[-1])] += [route] * used[route]
+    start = [{a: (b, pool[(a, b)].pop()) for a, b in m.edges}
+             for m in weighted_edge_coloring(weights) for _ in range(m.weight)]
+    inner = {route: tuple(route[1:-1]) for route in used}
+    state = _RouteRounds(start + [{}], inner)
+    assume(state.total)
+    rng = random.Random(seed)
+    for _ in range(steps):
+        if not state.total:
+            break
+        state.step(rng)
+    counts: dict = {}
+    for r in state.rounds:
+        assert len({b for b, _ in r.values()}) == len(r)   # each last resource once
+        for _, route in r.values():
+            counts[route] = counts.get(route, 0) + 1
+    assert counts == used
+    assert state.total == _RouteRounds(state.rounds, inner).total

@@ -56,6 +56,16 @@ def link_rounds(used: dict[Arc, int], parts: dict, capacity: dict, rounds: int,
                  for _ in range(m.weight)]
     state = _Rounds(colouring + [set() for _ in range(rounds - len(colouring))],
                     parts, capacity)
+    if not kempe_search(state, seed):
+        return None
+    check_rounds(used, parts, capacity, state.rounds)
+    return state.rounds
+
+
+def kempe_search(state: "KempeRounds", seed: int) -> bool:
+    """Kempe swaps on ``state`` until no round is overloaded (True), or the work bound
+    :data:`KEMPE_STEPS` is spent or :data:`STALL_STEPS` steps in a row found no lower
+    overload (False).  Seeded: the same rounds, the same result."""
     rng = random.Random(seed)
     lowest, stalled = state.total, 0
     for _ in range(KEMPE_STEPS):
@@ -64,14 +74,48 @@ def link_rounds(used: dict[Arc, int], parts: dict, capacity: dict, rounds: int,
         state.step(rng)
         stalled = 0 if state.total < lowest else stalled + 1
         lowest = min(lowest, state.total)
-    if state.total:
-        return None
-    check_rounds(used, parts, capacity, state.rounds)
-    return state.rounds
+    return not state.total
 
 
-class _Rounds:
-    """The rounds, each one's link use and the total overload."""
+class KempeRounds:
+    """Rounds that are matchings, each with its use of the resources a matching does
+    not see (``use``), its overload (``over``) and the total: the local search shared
+    by shared links (:class:`_Rounds`) and a collective's routes
+    (:mod:`.route_rounds`).  A case says what an edge is: :meth:`_overloaded_edge`,
+    :meth:`_kempe`, :meth:`_moved`, :meth:`_over`, :meth:`_swap`."""
+
+    rounds: list
+    use: list
+    over: list
+    total: int
+
+    def step(self, rng: random.Random) -> None:
+        """One Kempe swap out of a random overloaded round, if one helps."""
+        a = rng.choice([i for i, over in enumerate(self.over) if over])
+        edge = self._overloaded_edge(a, rng)
+        best = None
+        for b in rng.sample(range(len(self.rounds)), min(len(self.rounds), PARTNERS)):
+            if b == a:
+                continue
+            out_a, out_b = self._kempe(edge, a, b)
+            use_a = self._moved(self.use[a], out_a, out_b)
+            use_b = self._moved(self.use[b], out_b, out_a)
+            over_a, over_b = self._over(use_a), self._over(use_b)
+            change = over_a + over_b - self.over[a] - self.over[b]
+            if best is None or change < best[0]:
+                best = (change, b, out_a, out_b, use_a, use_b, over_a, over_b)
+        if best is None or best[0] > 0 or (best[0] == 0 and rng.random() >= SIDEWAYS):
+            return
+        change, b, out_a, out_b, use_a, use_b, over_a, over_b = best
+        for r, gone, came, use, over in ((a, out_a, out_b, use_a, over_a),
+                                         (b, out_b, out_a, use_b, over_b)):
+            self._swap(r, gone, came)
+            self.use[r], self.over[r] = use, over
+        self.total += change
+
+
+class _Rounds(KempeRounds):
+    """Rounds of arcs, each one's use of the shared links and the total overload."""
 
     def __init__(self, rounds, parts, capacity):
         self.rounds = rounds
@@ -93,34 +137,16 @@ class _Rounds:
         capacity = self.capacity
         return sum(x - capacity[lid] for lid, x in use.items() if x > capacity[lid])
 
-    def step(self, rng: random.Random) -> None:
-        """One Kempe swap out of a random overloaded round, if one helps."""
-        bad = [a for a, over in enumerate(self.over) if over]
-        a = rng.choice(bad)
+    def _overloaded_edge(self, a: int, rng: random.Random) -> Arc:
+        """An arc of round a on one of its overloaded links, at random."""
         lid = rng.choice(sorted(l for l, x in self.use[a].items() if x > self.capacity[l]))
-        arc = rng.choice(sorted(e for e in self.rounds[a]
-                                if any(l == lid for l, _ in self.parts.get(e, ()))))
-        best = None
-        for b in rng.sample(range(len(self.rounds)), min(len(self.rounds), PARTNERS)):
-            if b == a:
-                continue
-            out_a, out_b = self._kempe(arc, a, b)
-            use_a = self._moved(self.use[a], out_a, out_b)
-            use_b = self._moved(self.use[b], out_b, out_a)
-            over_a, over_b = self._over(use_a), self._over(use_b)
-            change = over_a + over_b - self.over[a] - self.over[b]
-            if best is None or change < best[0]:
-                best = (change, b, out_a, out_b, use_a, use_b, over_a, over_b)
-        if best is None or best[0] > 0 or (best[0] == 0 and rng.random() >= SIDEWAYS):
-            return
-        change, b, out_a, out_b, use_a, use_b, over_a, over_b = best
-        for r, gone, came, use, over in ((a, out_a, out_b, use_a, over_a),
-                                         (b, out_b, out_a, use_b, over_b)):
-            self.rounds[r] = (self.rounds[r] - gone) | came
-            self.use[r], self.over[r] = use, over
-            self.sends[r] = {u: v for u, v in self.rounds[r]}
-            self.gets[r] = {v: u for u, v in self.rounds[r]}
-        self.total += change
+        return rng.choice(sorted(e for e in self.rounds[a]
+                                 if any(l == lid for l, _ in self.parts.get(e, ()))))
+
+    def _swap(self, r: int, gone, came) -> None:
+        self.rounds[r] = (self.rounds[r] - gone) | came
+        self.sends[r] = {u: v for u, v in self.rounds[r]}
+        self.gets[r] = {v: u for u, v in self.rounds[r]}
 
     def _moved(self, use: dict, gone, came) -> dict[str, int]:
         """A round's link use once the arcs ``gone`` left it and ``came`` joined."""

@@ -25,7 +25,7 @@ from __future__ import annotations
 import random
 
 from .matchings import max_weighted_degree, weighted_edge_coloring
-from .rounds import KEMPE_STEPS, MAX_ROUNDS, PARTNERS, SIDEWAYS, STALL_STEPS
+from .rounds import MAX_ROUNDS, KempeRounds, kempe_search
 
 
 def route_rounds(used: dict, held: dict, rounds: int, seed: int = 0) -> list | None:
@@ -53,22 +53,14 @@ def route_rounds(used: dict, held: dict, rounds: int, seed: int = 0) -> list | N
     start += [{} for _ in range(rounds - len(start))]
     inner = {route: tuple(held[route][1:-1]) for route in used}
     state = _RouteRounds(start, inner)
-    rng = random.Random(seed)
-    lowest, stalled = state.total, 0
-    for _ in range(KEMPE_STEPS):
-        if not state.total or stalled >= STALL_STEPS:
-            break
-        state.step(rng)
-        stalled = 0 if state.total < lowest else stalled + 1
-        lowest = min(lowest, state.total)
-    if state.total:
+    if not kempe_search(state, seed):
         return None
     found = [[route for _, route in r.values()] for r in state.rounds]
     check_route_rounds(used, held, found)
     return found
 
 
-class _RouteRounds:
+class _RouteRounds(KempeRounds):
     """The rounds ({first: (last, route)}), each round's use of the inner resources and
     the total overload."""
 
@@ -91,35 +83,19 @@ class _RouteRounds:
     def _over(use) -> int:
         return sum(x - 1 for x in use.values() if x > 1)
 
-    def step(self, rng: random.Random) -> None:
-        """One Kempe swap out of a random overloaded round, if one helps."""
-        a = rng.choice([i for i, over in enumerate(self.over) if over])
+    def _overloaded_edge(self, a: int, rng: random.Random):
+        """The first resource of a route of round a through one of its overloaded
+        resources, at random."""
         res = rng.choice(sorted(r for r, x in self.use[a].items() if x > 1))
-        first = rng.choice(sorted(f for f, (_, route) in self.rounds[a].items()
-                                  if res in self.inner[route]))
-        best = None
-        for b in rng.sample(range(len(self.rounds)), min(len(self.rounds), PARTNERS)):
-            if b == a:
-                continue
-            out_a, out_b = self._kempe(first, a, b)
-            use_a = self._moved(self.use[a], out_a, out_b)
-            use_b = self._moved(self.use[b], out_b, out_a)
-            over_a, over_b = self._over(use_a), self._over(use_b)
-            change = over_a + over_b - self.over[a] - self.over[b]
-            if best is None or change < best[0]:
-                best = (change, b, out_a, out_b, use_a, use_b, over_a, over_b)
-        if best is None or best[0] > 0 or (best[0] == 0 and rng.random() >= SIDEWAYS):
-            return
-        change, b, out_a, out_b, use_a, use_b, over_a, over_b = best
-        for r, gone, came, use, over in ((a, out_a, out_b, use_a, over_a),
-                                         (b, out_b, out_a, use_b, over_b)):
-            for f, _ in gone:
-                del self.rounds[r][f]
-            for f, item in came:
-                self.rounds[r][f] = item
-            self.gets[r] = {last: f for f, (last, _) in self.rounds[r].items()}
-            self.use[r], self.over[r] = use, over
-        self.total += change
+        return rng.choice(sorted(f for f, (_, route) in self.rounds[a].items()
+                                 if res in self.inner[route]))
+
+    def _swap(self, r: int, gone, came) -> None:
+        for f, _ in gone:
+            del self.rounds[r][f]
+        for f, item in came:
+            self.rounds[r][f] = item
+        self.gets[r] = {last: f for f, (last, _) in self.rounds[r].items()}
 
     def _moved(self, use: dict, gone, came) -> dict:
         use = dict(use)

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 from ..numbers import decimal_text, format_exact
+from ..schedule_file import FabricCut
 
 
 @dataclass(frozen=True)
@@ -181,29 +182,19 @@ class RootedTree:
         return doc
 
 
-@dataclass(frozen=True)
-class CutCertificate:
+class CutCertificate(FabricCut):
     """A second, combinatorial proof where it binds (multi-port, no network section):
     the node set ``side`` S, the bandwidth ``capacity`` of the links leaving S
     (``direction`` ``"out"``, B+(S)) or entering it (``"in"``, B-(S)), and ``share``:
     the sum of the relative rates of the roots in S (allgather, multi-source
     broadcast, reduce-scatter) or N (allreduce, whose every cut carries N·x: the
     information-theoretic bound).  Then x <= capacity / share for every schedule of
-    the model, and ``capacity / share`` equals the optimum."""
-
-    side: frozenset
-    direction: str
-    capacity: Fraction
-    share: Fraction
-
-    @property
-    def bound(self) -> Fraction:
-        return self.capacity / self.share
+    the model, and ``capacity / share`` equals the optimum.  The schedule file's
+    :class:`~steady.schedule_file.FabricCut` is the same cut; the solver's report also
+    states its ``bound``."""
 
     def to_dict(self) -> dict:
-        return {"side": sorted(self.side), "direction": self.direction,
-                "capacity": format_exact(self.capacity), "share": format_exact(self.share),
-                "bound": format_exact(self.bound)}
+        return dict(super().to_dict(), bound=format_exact(self.bound))
 
 
 @dataclass(frozen=True)
