@@ -90,10 +90,9 @@ class RankOutcome:
         return not self.problems and self.checked == self.expected
 
 
-def prepare(plan, options, size: int, timeout_default) -> CollectiveSetup:
-    """Rank 0: map the compute nodes to the ranks (InputError on a mismatch)."""
-    from .job import node_ranks
-
+def prepare(plan, options, size: int, timeout_default, node_ranks) -> CollectiveSetup:
+    """Rank 0: map the compute nodes to the ranks (InputError on a mismatch);
+    ``node_ranks(path, names)`` reads a ``--map`` file (steady.run.job's)."""
     platform = plan.platform
     switches = set(platform.switches)
     compute = [i for i, v in enumerate(plan.nodes) if v not in switches]

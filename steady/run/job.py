@@ -191,7 +191,7 @@ def prepare(options: Options, size: int) -> Setup:
     plan, platform, what = read_plan(options.schedule, options.broadcasts, options.effort)
     if plan.collective is not None:   # issue 43: compute nodes are the ranks
         from .collective import prepare as prepare_collective
-        return prepare_collective(plan, options, size, SLACK_SECONDS)
+        return prepare_collective(plan, options, size, SLACK_SECONDS, node_ranks)
     plan = replace(plan, platform=None)   # what the ranks need travels, not the platform
     options.broadcasts = plan.broadcasts
     nodes = platform.nodes
