@@ -93,6 +93,9 @@ class RankOutcome:
 def prepare(plan, options, size: int, timeout_default, node_ranks) -> CollectiveSetup:
     """Rank 0: map the compute nodes to the ranks (InputError on a mismatch);
     ``node_ranks(path, names)`` reads a ``--map`` file (steady.run.job's)."""
+    if options.compare:
+        raise InputError("<command line>", "--compare", "the baselines are broadcasts; a "
+                         "collective's plan runs alone")
     platform = plan.platform
     switches = set(platform.switches)
     compute = [i for i, v in enumerate(plan.nodes) if v not in switches]
