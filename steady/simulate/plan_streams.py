@@ -37,6 +37,7 @@ Linear in the transfers (times the links of their routes).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from fractions import Fraction
 
@@ -178,6 +179,7 @@ def check_streams(plan, limit: int = 20) -> list[str]:
             for arc in arcs:
                 shared.setdefault(arc, []).append((lid, cost))
     events: dict = {}
+    held: dict = {}      # route -> (c_P, parts): routes repeat every period
     got: dict = {}       # (root, chunk, direction, node) -> [end of each reception]
     sent: dict = {}      # (root, chunk, direction, node) -> [start of each send]
     for t in sorted(plan.transfers, key=lambda t: (t.release, t.id)):
@@ -192,8 +194,11 @@ def check_streams(plan, limit: int = 20) -> list[str]:
                          "inside routes only)")
             continue
         if platform is not None:
-            c, parts = _holds(platform, s.route(names, t.tail, t.head),
-                              platform.ports != "multi-port", switches, shared)
+            route = s.route(names, t.tail, t.head)
+            if route not in held:
+                held[route] = _holds(platform, route, platform.ports != "multi-port",
+                                     switches, shared)
+            c, parts = held[route]
             if c is None:
                 found.append(f"transfer {t.id}: {parts}")
                 continue
@@ -208,13 +213,17 @@ def check_streams(plan, limit: int = 20) -> list[str]:
             got.setdefault((s.root, m, s.direction, t.head), []).append(t.end)
     for key, items in events.items():
         items.sort(key=lambda e: (e[0], e[1]))
-        use = Fraction(0)
+        # in whole multiples of 1/d (d: the parts' common denominator): exact, and
+        # integer sums are what a plan of 10^5 transfers can afford
+        d = math.lcm(*{part.denominator for _, _, part, _ in items})
+        use = 0
         for at, _, part, tid in items:
-            use += part
-            if part > 0 and use > 1:
+            step = part.numerator * (d // part.denominator)
+            use += step
+            if step > 0 and use > d:
                 found.append(f"{key[0]} {key[1]} over capacity from time "
                              f"{Fraction(at, plan.unit)} (transfer {tid}): "
-                             f"{use} of it in use")
+                             f"{Fraction(use, d)} of it in use")
                 break
     directions = {"reduce-scatter": (IN,), "allreduce": (IN, OUT)}.get(spec.kind, (OUT,))
     for r, n in spec.chunks:
