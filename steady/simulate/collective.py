@@ -192,8 +192,7 @@ def collective_plan(schedule, horizon, budget: int | None = None):
         costs[(t.tree, t.arc)] = c
         slots.setdefault((t.tree, t.arc), []).extend(
             (t.start + i * c, t.start + (i + 1) * c) for i in range(t.messages))
-    unit = math.lcm(period.denominator, *(x.denominator for c in costs.values()
-                                          for x in (c,)),
+    unit = math.lcm(period.denominator, *(c.denominator for c in costs.values()),
                     *(s.denominator for v in slots.values() for s, _ in v))
     lags = [edge_lags(tree.edges) for tree in trees]
     done = [[max(lags[l][e] * period + slots[(l, e)][j][1] for e in tree.edges)

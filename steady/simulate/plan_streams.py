@@ -43,9 +43,7 @@ from fractions import Fraction
 
 from ..certificate import shared_link_arcs
 from ..errors import InputError
-
-OUT, IN = "out", "in"
-KINDS = ("broadcast", "allgather", "reduce-scatter", "allreduce")
+from ..schedule_file import COLLECTIVES as KINDS, IN, OUT
 
 
 @dataclass(frozen=True)
