@@ -103,7 +103,7 @@ def test_simulate_a_platform_with_collective(capsys):
 
 
 @pytest.mark.parametrize("extra, element", [
-    (["--plan", "p.json"], "--plan"), (["--forwarding", "listed"], "--forwarding"),
+    (["--plot", "p.json"], "--plot"), (["--forwarding", "listed"], "--forwarding"),
     (["--collective", "allreduce"], "collective")])
 def test_simulate_refusals_are_one_line(tmp_path, capsys, extra, element):
     platform, result, schedule = _tiny()

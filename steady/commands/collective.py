@@ -255,11 +255,9 @@ def run_tradeoff(args, platform, origin, counts: list[int]) -> int:
 # -- steady simulate --collective / --schedule COLLECTIVE ---------------------------------
 
 def _refuse_simulate(args) -> None:
-    for flag, attr in (("--plan", "plan"), ("--plot", "plot")):
-        if getattr(args, attr, None):
-            raise InputError("<command line>", flag, "a collective's horizon is counted "
-                             "exactly from its timetable; a steady-plan carries one "
-                             "source's broadcasts on one-port links (docs/limits.md)")
+    if getattr(args, "plot", None):
+        raise InputError("<command line>", "--plot", "a collective's horizon is counted "
+                         "exactly from its timetable, without a chart (docs/limits.md)")
     if getattr(args, "forwarding", None) not in (None, "period"):
         raise InputError("<command line>", "--forwarding", "a collective's schedule runs "
                          "under the period rule only (docs/limits.md)")
@@ -306,9 +304,14 @@ def _horizon(schedule, horizon, bound, source: str, args) -> int:
     from ..simulate.collective import collective_horizon
 
     found = collective_horizon(schedule, horizon, bound)
+    plan = _write_plan(schedule, horizon, found, args)
     if args.json:
-        print_json({"platform": schedule.platform.name, "optimum_source": source,
-                    **found.to_dict()})
+        doc = {"platform": schedule.platform.name, "optimum_source": source,
+               **found.to_dict()}
+        if plan is not None:
+            doc.update(plan=args.plan, planned_makespan=format_exact(plan.makespan_time),
+                       transfers=len(plan.transfers))
+        print_json(doc)
         return 0
     worst = min(found.rates, key=lambda r: (Fraction(found.delivered[r])
                                             / found.bound[r], r))
@@ -328,8 +331,36 @@ def _horizon(schedule, horizon, bound, source: str, args) -> int:
                       "K·x*·ρ)"),
             ("warm-up", f"{max(found.warmup.values())} periods before every root's "
                         "first batch is complete")]
+    if plan is not None:
+        rows.append(("plan", f"{args.plan}: {len(plan.transfers)} transfers, makespan "
+                             f"{number(plan.makespan_time, IN_JSON)} (the chunks counted "
+                             "above, each at its planned time)"))
     print_sheet(rows)
     return 0
+
+
+def _write_plan(schedule, horizon, found, args):
+    """``--plan FILE``: the plan of exactly the chunks counted (None without it)."""
+    from ..simulate.collective import collective_plan
+    from ..simulate.plan import TooLarge
+
+    if not getattr(args, "plan", None):
+        return None
+    if not any(found.delivered.values()):
+        raise InputError("<command line>", "--plan", f"the horizon "
+                         f"{format_exact(found.horizon)} completes no chunk: nothing to "
+                         "plan (a longer --horizon)")
+    try:
+        plan = collective_plan(schedule, horizon, getattr(args, "max_events", None))
+    except TooLarge as exc:
+        raise InputError("<command line>", "--plan", f"{exc}: raise --max-events or "
+                         "shorten --horizon") from None
+    counted = (plan.delivered_per_root(horizon) if plan.collective is not None
+               else {plan.nodes[plan.source]: plan.delivered_by(horizon)})
+    if {r: counted.get(r, 0) for r in found.delivered} != found.delivered:
+        raise AssertionError("postcondition: the plan delivers what was counted")
+    write_output(args.plan, plan.to_json())
+    return plan
 
 
 # -- steady verify ---------------------------------------------------------------------

@@ -12,10 +12,12 @@ import os
 import sys
 import traceback
 
+from fractions import Fraction
+
 from ..errors import InputError, one_line
 from ..numbers import format_exact
 from . import options
-from ..present.sheet import number, percent, plural, print_json, print_sheet
+from ..present.sheet import IN_JSON, number, percent, plural, print_json, print_sheet
 from .files import write_error
 
 #: ``run --broadcasts``: at most this many (the plan and the source's messages grow
@@ -166,6 +168,8 @@ def _launch_run(args, options) -> int:
     if isinstance(doc, dict) and doc.get("format") == "steady-plan":
         plan = Plan.from_dict(doc, str(args.schedule))
         nodes, broadcasts = plan.nodes, plan.broadcasts
+        if plan.collective is not None and plan.platform is not None:   # issue 43
+            nodes = plan.platform.compute_nodes
     else:
         nodes = Schedule.from_dict(doc, str(args.schedule)).platform.nodes
         if args.broadcasts is None:
@@ -243,6 +247,8 @@ def _run_rank(args, options) -> int:
 
     session, found = run_job(options)
     try:
+        if found is not None and getattr(found[0], "collective", False):   # issue 43
+            return _report_collective_run(args, options, *found)
         return 0 if found is None else _report_run(args, options, *found)
     finally:
         session.finish()
@@ -269,6 +275,35 @@ def _report_run(args, options, setup, results) -> int:
     for line in main.problems()[:20]:
         print(one_line(f"steady: run: {line}"), file=sys.stderr)
     return 0 if all(r.delivered_ok for r in results) else 1
+
+
+def _report_collective_run(args, options, setup, outcomes) -> int:
+    """``steady run`` of a collective's plan: chunks right per root, makespans."""
+    from ..run.collective import summary
+    from ..run.units import ns_text
+
+    if args.trace:
+        raise InputError("<command line>", "--trace", "a collective's plan runs without "
+                         "a trace (docs/limits.md)")
+    doc = summary(setup, outcomes, options)
+    if args.json:
+        print_json({"schedule": str(options.schedule),
+                    **{k: format_exact(v) if isinstance(v, Fraction) else v
+                       for k, v in doc.items()}})
+    else:
+        fewest = min(doc["delivered"].values(), default=0)
+        print_sheet([
+            ("plan", f"{options.schedule}: {doc['platform']}, the {doc['collective']} on "
+                     f"{doc['ranks']} ranks (the compute nodes)"),
+            ("run", f"chunks of {doc['size_bytes']} bytes (int64 words), {doc['mode']}"),
+            ("delivered", f"{fewest} to {max(doc['delivered'].values(), default=0)} chunks "
+                          "per root, each checked word for word at every rank that must "
+                          "hold it" + ("" if doc["delivered_ok"] else ": NOT all")),
+            ("makespan", f"planned {number(doc['planned_makespan'], IN_JSON)} time units, "
+                         f"measured {ns_text(doc['makespan_ns'])} s")])
+    for line in doc["problems"]:
+        print(one_line(f"steady: run: {line}"), file=sys.stderr)
+    return 0 if doc["delivered_ok"] else 1
 
 
 def _run_document(args, options, setup, results) -> dict:

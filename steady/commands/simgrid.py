@@ -200,8 +200,11 @@ def _replay_plan(args, doc, size) -> int:
         print_json(report.to_dict())
     else:
         worst = report.worst
+        what = (f"a plan of {report.broadcasts} broadcasts" if plan.collective is None
+                else f"a plan of the {plan.collective.kind}: {report.broadcasts} chunks "
+                     f"over {len(plan.collective.chunks)} roots")
         print_sheet([
-            ("platform", f"{report.platform} (a plan of {report.broadcasts} broadcasts)"),
+            ("platform", f"{report.platform} ({what})"),
             ("model", report.model),
             ("makespan", f"planned {number(report.planned_makespan, IN_JSON)} s, "
                          f"simulated {report.simulated_makespan:.9g} s"),

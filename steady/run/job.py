@@ -109,6 +109,9 @@ def run_job(options: Options):
             raise InputError(*shared[1])
         raise SystemExit(2)
     setup = shared[1]
+    if getattr(setup, "collective", False):   # issue 43: a collective's plan
+        from .collective import run_setup
+        return session, run_setup(session, setup, options)
     options.broadcasts = setup.plans[0].broadcasts   # a plan file carries its own
     session.set_timeout(setup.timeout)
     node = setup.node_of[session.rank]
@@ -186,6 +189,9 @@ def prepare(options: Options, size: int) -> Setup:
     from .baselines import Unavailable, binomial_plan, chain_plan
 
     plan, platform, what = read_plan(options.schedule, options.broadcasts, options.effort)
+    if plan.collective is not None:   # issue 43: compute nodes are the ranks
+        from .collective import prepare as prepare_collective
+        return prepare_collective(plan, options, size, SLACK_SECONDS, node_ranks)
     plan = replace(plan, platform=None)   # what the ranks need travels, not the platform
     options.broadcasts = plan.broadcasts
     nodes = platform.nodes

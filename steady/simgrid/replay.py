@@ -257,6 +257,7 @@ class PlanReplayReport:
     planned_completion: list
     simulated_completion: list
     worst: dict = field(default_factory=dict)
+    roots: list | None = None   # a collective's plan: the root of each completion
 
     @property
     def ratio(self) -> float:
@@ -270,12 +271,25 @@ class PlanReplayReport:
         return (sum(1 for c in self.planned_completion if c <= k),
                 sum(1 for c in self.simulated_completion if c <= float(k) * (1 + 1e-9)))
 
+    def delivered_per_root(self, horizon) -> dict:
+        """A collective's plan: {root: (planned, simulated) chunks complete by
+        ``horizon`` seconds}."""
+        k = Fraction(horizon)
+        out: dict = {}
+        for root, p, s in zip(self.roots or (), self.planned_completion,
+                              self.simulated_completion):
+            a, b = out.get(root, (0, 0))
+            out[root] = (a + (p <= k), b + (s <= float(k) * (1 + 1e-9)))
+        return out
+
     def to_dict(self) -> dict:
         return {"platform": self.platform, "broadcasts": self.broadcasts,
                 "scale": format_exact(self.scale), "model": self.model,
                 "planned_makespan": format_exact(self.planned_makespan),
                 "simulated_makespan": repr(self.simulated_makespan),
-                "ratio": repr(self.ratio), "worst": self.worst}
+                "ratio": repr(self.ratio), "worst": self.worst,
+                **({"chunks_per_root": {r: self.roots.count(r) for r in
+                                        dict.fromkeys(self.roots)}} if self.roots else {})}
 
 
 def replay_plan(xml_path, plan, size: Fraction, latency: bool = False) -> PlanReplayReport:
@@ -315,7 +329,10 @@ def replay_plan(xml_path, plan, size: Fraction, latency: bool = False) -> PlanRe
     if "missing" in answer:
         raise InputError(origin, "hosts", "the plan names hosts the platform lacks: "
                          + ", ".join(answer["missing"][:5]))
-    _check_routes(platform, answer["routes"], size, facts, origin)
+    if plan.collective is None:
+        _check_routes(platform, answer["routes"], size, facts, origin)
+    else:
+        _check_plan_routes(plan, answer["routes"], size, facts, origin)
     if "transfers" not in answer:
         raise InputError(origin, "SimGrid", "the replay stopped before the plan ended: "
                          "the platform's availability or state profiles interrupt it")
@@ -327,20 +344,66 @@ def replay_plan(xml_path, plan, size: Fraction, latency: bool = False) -> PlanRe
         if not worst or late > worst["late"]:
             worst = {"transfer": t.id, "planned_end": format_exact(t.end * per_tick),
                      "simulated_end": repr(end), "late": late}
+    roots = None
+    if plan.collective is not None:
+        roots = [names[r] for r, n in plan.collective.chunks for _ in range(n)]
     return PlanReplayReport(platform.name or os.path.basename(origin), plan.broadcasts,
                             scale, MODEL_TEXT.format(lat=1 if latency else 0),
                             plan.makespan_time, max(ends, default=0.0), planned,
-                            simulated, worst)
+                            simulated, worst, roots)
 
 
 def _completions(plan, ends) -> tuple[list, list]:
-    """Per broadcast, when every node holds it: planned (exact) and simulated."""
+    """Per broadcast, when every node holds it: planned (exact) and simulated (a
+    collective's plan: per chunk of each root in turn, roots in node order, as
+    :meth:`~steady.simulate.plan.Plan.completion`)."""
+    slot = None     # a collective's (root, chunk) -> its place in the lists
+    if plan.collective is not None:
+        first, at = {}, 0
+        for r, n in plan.collective.chunks:
+            first[r] = (at, n)
+            at += n
+        streams = plan.collective.streams
+        slot = {}
+        for t in plan.transfers:
+            base, n = first[streams[t.tree].root]
+            for m in t.messages:
+                if 0 <= m < n:
+                    slot[(t.tree, m)] = base + m
     planned = [None] * plan.broadcasts
     simulated = [0.0] * plan.broadcasts
     for t, end in zip(plan.transfers, ends):
         for m in t.messages:
-            if 0 <= m < plan.broadcasts:
+            k = m if slot is None else slot.get((t.tree, m), -1)
+            if 0 <= k < plan.broadcasts:
                 at = Fraction(t.end, plan.unit)
-                planned[m] = at if planned[m] is None else max(planned[m], at)
-                simulated[m] = max(simulated[m], end)
+                planned[k] = at if planned[k] is None else max(planned[k], at)
+                simulated[k] = max(simulated[k], end)
     return planned, simulated
+
+
+def _check_plan_routes(plan, routes: dict, size, facts, origin) -> None:
+    """A collective's plan (issue 43): every transfer lasts what its SimGrid route
+    costs at this size (its slowest link: SIZE / bandwidth), so the plan's times are
+    SimGrid's; where the pair is a link of the plan's platform with a network section,
+    that link's route and costs are the file's too (:func:`_check_routes`)."""
+    platform = plan.platform
+    names = plan.nodes
+    planned = {}
+    for t in plan.transfers:
+        planned.setdefault((names[t.tail], names[t.head]), Fraction(t.duration,
+                                                                    plan.unit * t.count))
+    for key, route in routes.items():
+        u, v = key.split("\t")
+        if not route:
+            raise InputError(origin, f"route {u} -> {v}", "empty in SimGrid")
+        expected = max(size / exact_of(bw, facts.bandwidths)[0] for _, bw in route)
+        if planned.get((u, v)) != expected:
+            raise InputError(origin, f"route {u} -> {v}", f"a chunk takes "
+                             f"{format_exact(planned.get((u, v), 0))} s in the plan, "
+                             f"{format_exact(expected)} s for --size {format_exact(size)} "
+                             "bytes here: replay with the --size and platform the plan "
+                             "was made for")
+    linked = {k: r for k, r in routes.items() if platform.has_link(*k.split("\t"))}
+    if platform.network is not None and linked:
+        _check_routes(platform, linked, size, facts, origin)

@@ -157,3 +157,97 @@ def collective_horizon(schedule, horizon, optimum: Fraction) -> CollectiveHorizo
     if found.ratio > 1:   # pragma: no cover - the certificate's bound forbids it
         raise AssertionError("postcondition: a horizon beats K·x* (module docstring)")
     return found
+
+
+# -- the plan (issue 43: the plan of the consolidation issue carries the collectives) ---
+
+def collective_plan(schedule, horizon, budget: int | None = None):
+    """The finite-horizon plan of what :func:`collective_horizon` counts: every chunk
+    that ``schedule`` (a verified collective schedule) completes by ``horizon`` under
+    the period rule, each of its transfers at its place in the repeated timetable
+    (batch b's message j of a tree on edge e in period b + lag_e, at the slot's offset;
+    an allreduce's out-trees H_in periods later), one chunk per transfer.  The periods
+    before every slot carries a chunk are the warm-up, those after the last complete
+    batch the clean-up; chunks that would complete after ``horizon`` are left out, so
+    the plan's chunks per root are the count's, exactly.  Chunks of a root are numbered
+    in the order they complete (ties: batch, tree, message), so a prefix of them is
+    complete at every time.  One out-root on a one-port platform without switches is a
+    broadcast: the plan is then today's broadcast plan from that root (no
+    ``collective``), the same file a broadcast's plan is.  Raises
+    :class:`~steady.simulate.plan.TooLarge` beyond ``budget`` transfers (default: the
+    plan's own budget, :data:`~steady.simulate.plan.MAX_TRANSFERS`)."""
+    from .plan import MAX_TRANSFERS, Plan, TooLarge, Transfer, checked
+    from .plan_streams import Stream, Streams
+
+    horizon = Fraction(horizon)
+    budget = MAX_TRANSFERS if budget is None else min(budget, MAX_TRANSFERS)
+    table = timed(schedule)
+    platform, trees, period = schedule.platform, schedule.trees, schedule.period
+    spec = schedule.collective
+    kind = spec.kind if spec is not None else "broadcast"
+    slots: dict = {}                    # (tree, edge) -> [(start, end) of message j]
+    costs: dict = {}
+    for t in sorted(table.transfers, key=lambda t: t.start):
+        c = transfer_cost(platform, trees, t)
+        costs[(t.tree, t.arc)] = c
+        slots.setdefault((t.tree, t.arc), []).extend(
+            (t.start + i * c, t.start + (i + 1) * c) for i in range(t.messages))
+    unit = math.lcm(period.denominator, *(c.denominator for c in costs.values()),
+                    *(s.denominator for v in slots.values() for s, _ in v))
+    lags = [edge_lags(tree.edges) for tree in trees]
+    done = [[max(lags[l][e] * period + slots[(l, e)][j][1] for e in tree.edges)
+             for j in range(tree.weight)] for l, tree in enumerate(trees)]
+    by_root: dict = {}
+    for l, tree in enumerate(trees):
+        by_root.setdefault(tree.root or platform.source, {}).setdefault(
+            tree.direction, []).extend((l, j) for j in range(tree.weight))
+    index = {v: i for i, v in enumerate(platform.nodes)}
+    rows, chunks, warm = [], [], 0
+    for root in sorted(by_root, key=index.get):
+        phases = by_root[root]
+        if IN in phases and OUT in phases:        # an allreduce: reduce, then gather
+            if len(phases[IN]) != len(phases[OUT]):  # pragma: no cover - verified
+                raise AssertionError(f"{root}: in- and out-trees carry different chunks")
+            shift = math.ceil(max(done[l][j] for l, j in phases[IN]) / period) * period
+            pairs = [((li, ji, 0), (lo, jo, shift))
+                     for (li, ji), (lo, jo) in zip(phases[IN], phases[OUT])]
+        else:
+            pairs = [((l, j, 0),) for l, j in next(iter(phases.values()))]
+        finish = [done[l][j] + off for *_, (l, j, off) in [(p[-1],) for p in pairs]]
+        complete = []
+        for i, d in enumerate(finish):
+            if d <= horizon:
+                complete += [(b * period + d, b, i)
+                             for b in range(math.floor((horizon - d) / period) + 1)]
+        complete.sort()
+        chunks.append((index[root], len(complete)))
+        warm = max([warm] + [math.ceil(d / period) - 1 for d in finish])
+        size = sum(len(trees[l].edges) for _, _, i in complete for l, _, _ in pairs[i])
+        if len(rows) + size > budget:
+            raise TooLarge(f"the plan of horizon {format_exact(horizon)} holds more than "
+                           f"{budget} transfers")
+        for c, (_, b, i) in enumerate(complete):
+            for l, j, off in pairs[i]:
+                for e in trees[l].edges:
+                    start, _ = slots[(l, e)][j]
+                    at = ((b + lags[l][e]) * period + off + start) * unit
+                    rows.append((int(at), index[e[0]], index[e[1]], c,
+                                 int(costs[(l, e)] * unit), l))
+    rows.sort()
+    transfers = tuple(Transfer(i, u, v, c, 1, at, d, l)
+                      for i, (at, u, v, c, d, l) in enumerate(rows))
+    about = {"period": period, "messages_per_period": schedule.messages_per_period,
+             "forwarding": "period", "collective": kind, "horizon": horizon,
+             "warmup_periods": warm}
+    makespan = max((t.end for t in transfers), default=0)
+    nodes = tuple(platform.nodes)
+    streams = tuple(Stream(index[tree.root or platform.source], tree.direction,
+                           {index[c]: r for c, r in tree.routes.items()})
+                    for tree in trees)
+    if platform.classic and len(chunks) == 1 and all(s.direction == OUT for s in streams):
+        source, n = chunks[0]     # a broadcast from one root: today's plan
+        return checked(Plan("steady schedule", nodes, source, n, unit, transfers,
+                            makespan, about, platform))
+    return checked(Plan("steady schedule", nodes, chunks[0][0], sum(n for _, n in chunks),
+                        unit, transfers, makespan, about, platform,
+                        Streams(kind, streams, tuple(chunks))))

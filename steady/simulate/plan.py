@@ -26,6 +26,12 @@ the source receiving each broadcast exactly once.  :func:`execute` is the ideal
 (zero-overhead) execution of transfers with port orders and release times, the rule
 the MPI engine follows in real time.  Both are linear in the transfers plus the
 broadcasts they carry.
+
+A plan may carry a collective instead (issue 43): its ``collective`` (a
+:class:`~steady.simulate.plan_streams.Streams`) names each stream's root and direction,
+a transfer's ``first`` is a chunk of its stream's root, and :func:`check_plan` applies
+the collective's rules (:func:`~steady.simulate.plan_streams.check_streams`); written
+as version 2 of the steady-plan file (version 1, the broadcast, is unchanged).
 """
 
 from __future__ import annotations
@@ -39,9 +45,13 @@ from typing import NamedTuple
 from ..errors import InputError
 from ..fileio import JsonDocument, check_format, check_version
 from ..numbers import format_exact
+from .plan_streams import Streams, check_streams, completion as chunk_completion
+from .plan_streams import streams_from_document
 
 FORMAT = "steady-plan"
 VERSION = 1
+#: The version of a plan that carries a collective (issue 43).
+COLLECTIVE_VERSION = 2
 #: Transfers a plan may hold at most (a file, a check, a run: all linear in them).
 MAX_TRANSFERS = 2_000_000
 
@@ -93,6 +103,7 @@ class Plan(JsonDocument):
     makespan: int
     about: dict = field(default_factory=dict, hash=False)
     platform: object = field(default=None, compare=False, hash=False, repr=False)
+    collective: Streams | None = field(default=None, hash=False)
 
     @property
     def makespan_time(self) -> Fraction:
@@ -115,7 +126,11 @@ class Plan(JsonDocument):
 
     def completion(self) -> list[int | None]:
         """Per broadcast, the tick at which every node other than the source holds it
-        (None when one never does)."""
+        (None when one never does); a collective's: per chunk of each root in turn
+        (roots in node order)."""
+        if self.collective is not None:
+            ends = chunk_completion(self)
+            return [c for r, _ in self.collective.chunks for c in ends[r]]
         others = len(self.nodes) - 1
         got = [0] * self.broadcasts
         at = [0] * self.broadcasts
@@ -133,16 +148,25 @@ class Plan(JsonDocument):
         limit = Fraction(horizon) * self.unit
         return sum(1 for c in self.completion() if c is not None and c <= limit)
 
+    def delivered_per_root(self, horizon) -> dict:
+        """A collective's chunks complete by ``horizon`` (time units), per root name."""
+        limit = Fraction(horizon) * self.unit
+        return {self.nodes[r]: sum(1 for c in ends if c <= limit)
+                for r, ends in chunk_completion(self).items()}
+
     # -- the steady-plan document ---------------------------------------------------
     def to_dict(self) -> dict:
-        doc = {"format": FORMAT, "version": VERSION}
+        doc = {"format": FORMAT, "version": VERSION if self.collective is None
+               else COLLECTIVE_VERSION}
         if self.platform is not None:
             doc["platform"] = self.platform.to_dict()
         doc.update({"name": self.name, "nodes": list(self.nodes),
                     "source": self.nodes[self.source], "unit": self.unit,
                     "broadcasts": self.broadcasts, "makespan": self.makespan,
-                    "about": {k: _plain(v) for k, v in self.about.items()},
-                    "transfers": [[t.tail, t.head, t.first, t.count, t.release,
+                    "about": {k: _plain(v) for k, v in self.about.items()}})
+        if self.collective is not None:
+            doc["collective"] = self.collective.to_dict(self.nodes)
+        doc.update({"transfers": [[t.tail, t.head, t.first, t.count, t.release,
                                    t.duration, t.tree] for t in self.transfers]})
         return doc
 
@@ -175,9 +199,11 @@ def _from_document(doc, origin: str) -> Plan:
     from ..platform import Platform
 
     check_format(doc, origin, FORMAT, required=True)
-    check_version(doc, origin, VERSION)
+    check_version(doc, origin, (VERSION, COLLECTIVE_VERSION))
     known = {"format", "version", "platform", "name", "nodes", "source", "unit",
              "broadcasts", "makespan", "about", "transfers"}
+    if doc.get("version") == COLLECTIVE_VERSION:
+        known.add("collective")
     for key in doc:
         if key not in known:
             raise InputError(origin, key, "unknown key")
@@ -225,8 +251,14 @@ def _from_document(doc, origin: str) -> Plan:
     name = doc.get("name", "steady plan")
     if not isinstance(name, str):
         raise InputError(origin, "name", "not text")
+    collective = None
+    if doc.get("version") == COLLECTIVE_VERSION:
+        if "collective" not in doc:
+            raise InputError(origin, "collective", "missing (a version 2 plan carries a "
+                             "collective)")
+        collective = streams_from_document(doc["collective"], origin, nodes, platform)
     return Plan(name, tuple(nodes), nodes.index(doc["source"]), broadcasts, unit,
-                tuple(transfers), makespan, dict(about), platform)
+                tuple(transfers), makespan, dict(about), platform, collective)
 
 
 def _count(value, origin: str, element: str, low: int, high: int | None = None) -> int:
@@ -328,7 +360,10 @@ def check_plan(plan: Plan, limit: int = 20) -> list[str]:
     forwarding a broadcast before the end of the transfer that brought it, a link
     carrying a stream's broadcasts out of order, a node other than the source not
     receiving each of the broadcasts 0..K-1 exactly once.  One pass in the order of the
-    planned starts: whatever a transfer needs must have started before it."""
+    planned starts: whatever a transfer needs must have started before it.  A
+    collective's plan: :func:`~steady.simulate.plan_streams.check_streams`."""
+    if plan.collective is not None:
+        return check_streams(plan, limit)
     found: list[str] = []
     names = plan.nodes
     transfers = plan.transfers
