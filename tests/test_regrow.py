@@ -188,6 +188,25 @@ def test_the_choice_keeps_regrown_trees_when_they_deliver_more():
     assert choice.improvers[0]["improver"] == "regrow"
 
 
+def test_the_ladder_ends_where_trees_can_no_longer_be_regrown(monkeypatch):
+    """With regrowth on, a period beyond the regrowth's work bound is not built once a
+    timetable is (its trees would lag as built: tens of periods on 200 nodes); the
+    timetables regrown are all within the bound.  A 10-node mesh whose bound admits
+    M <= 8: the ladder (4, 8, 12, 16) builds 4 and 8 only."""
+    platform = mesh_platform(10, seed=2)
+    monkeypatch.setattr(regrow, "REGROW_WORK", 8 * 10 ** 3 + 999)
+    assert regrow.most_regrown(platform) == 8
+    effort = FAST.but(ladder=(4, 8, 12, 16), regrown=3, routed=0, patience=9)
+    choice = horizon_choice(platform, throughput(platform, "trees"), 100000, effort)
+    assert {c.max_messages for c in choice.candidates} == {4, 8}
+    assert all(c.table.messages <= 8 for c in choice.candidates)
+    assert {i["max_messages"] for i in choice.improvers} == {4, 8}
+    # without regrowth the ladder goes on
+    choice = horizon_choice(platform, throughput(platform, "trees"), 100000,
+                            effort.but(regrown=0))
+    assert max(c.max_messages for c in choice.candidates) > 8
+
+
 def _grown(table, idle: bool = False):
     """(grower, swaps) of the regrowth's first stage: trees grown one after the other
     through the timetable's slots (and, with ``idle``, the idle slots)."""

@@ -57,10 +57,10 @@ from .timetable import Timetable
 
 
 #: Work of the growth at most, N·(|V| - 1)·|V|^2 (one connectivity check per slot, each
-#: growing about as |V|^2): beyond, :func:`regrown` does not try.  Measured: 2.4 s for
-#: N = 150 on samples/mesh-65.json (4·10^7), 3.6 s for N = 5 on 200 nodes (4·10^7),
-#: 160 s for N = 5 on 1000 nodes (5·10^9).
-REGROW_WORK = 60_000_000
+#: growing about as |V|^2): beyond, :func:`regrown` does not try.  It admits N <= 31 on
+#: 200 nodes, where regrown trees are what brings a finite horizon within 1 % of K·TP*
+#: (docs/limits.md gives the times measured).
+REGROW_WORK = 250_000_000
 
 
 def regrown(table: Timetable, swap_moves: int, idle: bool = True):
@@ -72,7 +72,7 @@ def regrown(table: Timetable, swap_moves: int, idle: bool = True):
     if not table.runs:
         return "no transfers"
     platform = table.platform
-    if table.messages * len(platform.nodes) ** 2 * len(platform.nodes) > REGROW_WORK:
+    if not regrowable(table):
         return f"beyond the work bound of {REGROW_WORK} (N·|V|^3)"
     table, free = growth_slots(table, idle)
     grower = _Grower(platform, free, table.cost, table.period)
@@ -88,6 +88,17 @@ def regrown(table: Timetable, swap_moves: int, idle: bool = True):
                           table.period, table.unit)
     check_regrown(table, new, idle)
     return new
+
+
+def most_regrown(platform) -> int:
+    """The most messages per period whose trees :func:`regrown` grows on ``platform``
+    (:data:`REGROW_WORK` over |V|^3)."""
+    return REGROW_WORK // len(platform.nodes) ** 3
+
+
+def regrowable(table: Timetable) -> bool:
+    """Whether :func:`regrown` tries ``table``."""
+    return table.messages <= most_regrown(table.platform)
 
 
 def growth_slots(table: Timetable, idle: bool) -> tuple[Timetable, dict[Arc, list[int]]]:

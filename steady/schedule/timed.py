@@ -36,7 +36,6 @@ from ..throughput import compact_trees, throughput as optimal_throughput
 from .branchings import root_connectivity, weighted_branchings
 from .count_search import searched_counts
 from .counts import best_packing, link_rates, merged, rounded_counts, rounded_trees, usage
-from .packing import exact_ratio
 from .cut_counts import CutPool, cut_counts
 from .effort import DEFAULT, effort as effort_of
 from .list_schedule import list_schedule
@@ -222,7 +221,19 @@ def _searched_counts(platform, trees, optimum, messages: int, effort):
     """(largest load, counts): the counts improved by the local search of
     :mod:`.count_search` from the rounded rates of ``trees`` and from those of the cut
     method's optimum (another vertex of the LP: the search often ends lower from it),
-    the lower largest load kept."""
+    the lower largest load kept.  Remembered: the chooser asks for them twice per M
+    (:func:`ratio_hint`, then the timetable)."""
+    key = tuple((tuple(parent.items()), weight) for parent, weight in trees)
+    # the arcs' order too: equal platforms may list them otherwise (and the search
+    # follows it)
+    load, counts = _searched_counts_of(platform, tuple(platform.arcs), key, optimum,
+                                       messages, effort)
+    return load, dict(counts)
+
+
+@lru_cache(maxsize=64)
+def _searched_counts_of(platform, arcs, trees_key, optimum, messages: int, effort):
+    trees = [(dict(parent), weight) for parent, weight in trees_key]
     best = None
     for rates in (link_rates(trees), cut_rates(platform)):
         start = rounded_counts(rates, optimum, messages)

@@ -11,6 +11,9 @@ makes each of those periods longer.  :func:`horizon_choice` builds a *candidate 
 
 * timetables for M on the effort's ladder (:mod:`steady.schedule.effort`), each under
   both forwarding rules (:mod:`.unroll`: 002 §5.5's "one period later", and pipelined);
+  when trees are regrown, the ladder ends where they no longer can be
+  (:func:`steady.schedule.regrow.most_regrown`: such periods lag tens of periods on
+  200 nodes, where the work bound falls);
 * under pipelined forwarding, the same periods followed by a clean-up routed afresh
   (:mod:`.rerouted`);
 * for the most promising timetables, their trees regrown by earliest arrival
@@ -34,7 +37,7 @@ from fractions import Fraction
 from ..numbers import format_exact
 from ..schedule.cut_counts import CutPool
 from ..schedule.effort import DEFAULT, effort as effort_of
-from ..schedule.regrow import regrown
+from ..schedule.regrow import most_regrown, regrowable, regrown
 from ..schedule.timed import ratio_hint, timed_timetable, tree_families
 from ..schedule.timetable import Timetable
 from .horizon import MAX_EVENTS, Phases, bound, delivered, phases, whole_batches
@@ -143,12 +146,15 @@ def horizon_choice(platform, result, horizon, effort=DEFAULT, rules=None, most=N
     if most is not None:
         ladder.append(most)
     tried, built, seen, improvers = [], [], set(), []
+    regrowing = PIPELINED in periodic and effort.regrown > 0
     best_hope, worse = None, 0
     for m in ladder:
         if worse >= effort.patience:
             break
         if progress:
             progress(m)
+        if built and regrowing and m > most_regrown(platform):
+            break   # trees beyond the regrowth's work bound lag tens of periods
         if best_hope is not None and ratio_hint(platform, result, m, effort) * cap \
                 - LEAST_LAG * m < best_hope:
             worse += 1   # even at its bound this period cannot catch up: not built
@@ -248,11 +254,11 @@ def _promising(built, tried, cap: Fraction, most: int) -> list:
     """The ``most`` timetables of ``built`` whose trees are worth regrowing: the best
     by ratio·K·TP* - REGROWN_LAG·M (what they would deliver with regrown trees lagging
     :data:`REGROWN_LAG` periods), and the one that delivers the most as built."""
-    ranked = sorted(built, key=lambda b: (-(b[2] * cap - REGROWN_LAG * b[1].messages),
-                                          b[0]))
+    ranked = sorted((b for b in built if regrowable(b[1])),
+                    key=lambda b: (-(b[2] * cap - REGROWN_LAG * b[1].messages), b[0]))
     chosen = ranked[:most]
     top = max(tried, key=lambda c: c.delivered)
-    if all(b[1] is not top.table for b in chosen):
+    if all(b[1] is not top.table for b in chosen) and regrowable(top.table):
         chosen = chosen[:max(most - 1, 0)] + [b for b in built if b[1] is top.table]
     return chosen
 
