@@ -17,7 +17,7 @@ from steady.schedule.timetable import hop_lag
 from steady.schedule_file import (TIMED, PriceCertificate, Schedule, TimedTransfer,
                                   TreeEntry, timed)
 from steady.simulate.choose import horizon_choice, schedule_choice
-from steady.simulate.rerouted import routed_count
+from steady.simulate.rerouted import routed_bound, routed_count
 from steady.simulate.horizon import (bound, completion_times, delivered, phases,
                                      steady_count, transfers_needed, whole_batches)
 from steady.simulate.plan import check_plan
@@ -233,6 +233,24 @@ def test_the_choice_is_the_best_candidate_and_its_plan_delivers_it(platform, hor
                 <= best.delivered)
     plan = best.plan(horizon, result.throughput)
     assert check_plan(plan) == [] and plan.delivered_by(horizon) == best.delivered
+
+
+@settings(max_examples=15)
+@given(platforms(min_nodes=3, max_nodes=6, cost=EASY_COSTS), st.integers(1, 6),
+       st.integers(20, 400))
+def test_the_routed_bound_is_never_below_the_routed_count(platform, m, horizon):
+    """routed_bound (what the chooser skips a routing by) is at least what routing the
+    clean-up counts, whatever the timetable and horizon: skipping a candidate whose
+    bound is below a count in hand never loses the best."""
+    from steady.schedule.timed import timed_timetable
+
+    result = throughput(platform, "trees")
+    table, _ = timed_timetable(platform, result, m, FAST)
+    pattern = PeriodicPattern(table, "pipelined")
+    lengths = phases(pattern)
+    routed = routed_count(pattern, lengths, horizon)
+    assume(routed is not None)
+    assert routed[0] <= routed_bound(pattern, lengths, horizon)
 
 
 def test_huge_v1_periods_refuse_pipelined_lags():

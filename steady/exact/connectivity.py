@@ -20,6 +20,8 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+import numpy as np
+
 from ..numbers import lcm_of_denominators
 from .maxflow import FlowNetwork
 
@@ -43,6 +45,9 @@ class Propagation:
             self.out[u].append(k)
             self.inn[v].append(k)
         self.source = self.index[platform.source]
+        self.arc_index = {a: k for k, a in enumerate(self.arcs)}
+        # the arcs' ends as arrays, for the thousands of flow networks built on them
+        self.ends = (np.array(self.tails, dtype=np.int32), np.array(self.heads, dtype=np.int32))
 
     def settle(self, caps, level, settled=None, acc=None, start=None):
         """Spread the rule from ``start`` (default: the source) with capacities
@@ -83,7 +88,8 @@ def float_shortfalls(prop: Propagation, n, need, level: float, tolerance: float 
         if settled[d]:
             continue
         if network is None:
-            network = FlowNetwork(prop.nodes, prop.platform.source, prop.arcs, caps)
+            network = FlowNetwork(prop.nodes, prop.platform.source, prop.arcs, caps,
+                                  prop.ends)
         flow = network.max_flow(prop.nodes[d])
         if flow >= big:
             settled[d] = True
@@ -115,17 +121,19 @@ def integer_shortfall(prop: Propagation, caps: list, need: int):
     """Exactly, on integer capacities (per arc index of ``prop``): None when every
     destination receives ``need``, else (destination, max-flow, a minimum cut's
     source side) for one that does not."""
-    settled, acc = prop.settle(caps, need)
+    values = caps.tolist() if isinstance(caps, np.ndarray) else caps
+    settled, acc = prop.settle(values, need)
     network = None
     for d in range(len(prop.nodes)):
         if settled[d]:
             continue
         if network is None:
-            network = FlowNetwork(prop.nodes, prop.platform.source, prop.arcs, caps)
+            network = FlowNetwork(prop.nodes, prop.platform.source, prop.arcs, caps,
+                                  prop.ends)
         flow = network.max_flow(prop.nodes[d])
         if flow < need:
             _, side = network.min_cut(prop.nodes[d])
             return prop.nodes[d], flow, side
         settled[d] = True
-        prop.settle(caps, need, settled, acc, d)
+        prop.settle(values, need, settled, acc, d)
     return None

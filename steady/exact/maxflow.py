@@ -24,27 +24,41 @@ _FLOAT_SCALE = 2**40
 class FlowNetwork:
     """The platform's arcs with integer capacities; max-flow to any sink, min cuts."""
 
-    def __init__(self, nodes, source, arcs, capacities):
+    def __init__(self, nodes, source, arcs, capacities, ends=None):
+        """``ends``: optionally the (tail, head) node indices of ``arcs`` already known
+        (the connectivity checks build thousands of networks on one platform)."""
         self.nodes = list(nodes)
         self.index = {v: i for i, v in enumerate(self.nodes)}
         self.source = source
         # Arcs without capacity carry nothing: dropping them keeps the networks small
         # (an LP vertex uses few links).
-        kept = [(a, int(c)) for a, c in zip(arcs, capacities) if c > 0]
-        self.arcs = [a for a, _ in kept]
-        self.capacities = [c for _, c in kept]
+        arcs = arcs if isinstance(arcs, (list, tuple)) else list(arcs)
+        if isinstance(capacities, np.ndarray):   # int64 from a caller that checked them
+            keep = np.flatnonzero(capacities > 0)
+            self.capacities = capacities[keep].tolist()
+            keep = keep.tolist()
+        else:
+            keep, self.capacities = [], []
+            for i, c in enumerate(capacities):
+                if c > 0:
+                    keep.append(i)
+                    self.capacities.append(int(c))
+        self.arcs = [arcs[i] for i in keep]
         self._python = sum(self.capacities) >= _INT64_SAFE
+        if ends is None:
+            ends = ([self.index[u] for u, _ in arcs], [self.index[v] for _, v in arcs])
         if self._python:
-            self._dinic = _Dinic(len(self.nodes), [(self.index[u], self.index[v])
-                                                   for u, v in self.arcs], self.capacities)
+            self._dinic = _Dinic(len(self.nodes), [(ends[0][i], ends[1][i]) for i in keep],
+                                 self.capacities)
         else:
             self._smf = max_flow.SimpleMaxFlow()
             # A last arc of capacity 0 makes OR-Tools know every node (it sizes its
             # graph by the largest index it saw): a sink or a source without links that
             # carry capacity still gets a max-flow of 0 and a cut containing the source.
             last = len(self.nodes) - 1
-            tails = np.array([self.index[u] for u, _ in self.arcs] + [0], dtype=np.int32)
-            heads = np.array([self.index[v] for _, v in self.arcs] + [last], dtype=np.int32)
+            chosen = np.array(keep, dtype=np.int64)
+            tails = np.append(np.asarray(ends[0], dtype=np.int32)[chosen], 0).astype(np.int32)
+            heads = np.append(np.asarray(ends[1], dtype=np.int32)[chosen], last).astype(np.int32)
             self._smf.add_arcs_with_capacity(tails, heads,
                                              np.array(self.capacities + [0], dtype=np.int64))
 

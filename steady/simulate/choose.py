@@ -43,7 +43,7 @@ from ..schedule.timetable import Timetable
 from .horizon import MAX_EVENTS, Phases, bound, delivered, phases, whole_batches
 from .list_run import list_plan
 from .plan import Plan, TooLarge
-from .rerouted import routed_cleanup, routed_count
+from .rerouted import routed_bound, routed_cleanup, routed_count
 from .unroll import FORWARDING, PIPELINED, PeriodicPattern, TooManySlots, periodic_plan, \
     share_for
 
@@ -233,15 +233,22 @@ def _counted(m: int, table: Timetable, ratio: Fraction, regrown_how: str, rules,
 
 def _routed(tried, k: Fraction, most: int) -> list[Candidate]:
     """The ``most`` pipelined candidates that deliver the most, with their clean-up
-    routed afresh (:mod:`.rerouted`: an exact count)."""
+    routed afresh (:mod:`.rerouted`: an exact count) -- but not those whose count could
+    not even reach what a candidate delivers already (:func:`.rerouted.routed_bound`:
+    routing the clean-up of trees that lag tens of periods is the costly part, and
+    such a candidate is never chosen)."""
     out = []
     ranked = sorted((c for c in tried if c.forwarding == PIPELINED and not c.routed_cleanup),
                     key=lambda c: -c.delivered)
+    known = max((c.delivered for c in tried), default=0)
     for c in ranked[:most]:
+        if routed_bound(c.pattern, c.phases, k) < known:
+            continue
         routed = routed_count(c.pattern, c.phases, k)
         if routed is not None:
             out.append(replace(c, routed_cleanup=True, delivered=routed[0],
                                batches=routed[1]))
+            known = max(known, routed[0])
     return out
 
 

@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import bisect
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from fractions import Fraction
 
 from ..network.rows import integer_shares, link_shares
@@ -142,6 +142,17 @@ def _oldest_offer(v, oldest, wants, senders, held, clock):
     return None
 
 
+def _most_batches(pattern: PeriodicPattern, lengths: Phases, k: Fraction) -> int:
+    """The most batches B whose steady periods end by K (E_B <= K)."""
+    return pattern.warmup + int((k - lengths.init) // pattern.period_time)
+
+
+def routed_bound(pattern: PeriodicPattern, lengths: Phases, horizon) -> int:
+    """What :func:`routed_count` can give at most, without routing: every message of
+    the batches whose steady periods end by K (cheap: the routing is the costly part)."""
+    return _most_batches(pattern, lengths, Fraction(horizon)) * pattern.messages
+
+
 def routed_count(pattern: PeriodicPattern, lengths: Phases, horizon) -> tuple[int, int] | None:
     """(messages every node holds by K, batches B) of the best B >= W with the clean-up
     routed afresh (module docstring), or None when it does not apply (no warm-up, a
@@ -155,7 +166,7 @@ def routed_count(pattern: PeriodicPattern, lengths: Phases, horizon) -> tuple[in
     template = routed_cleanup(pattern, w)
     done = sorted(Fraction(t, template.unit) for t in template.completion.values())
     period = pattern.period_time
-    top = w + int((k - lengths.init) // period)          # E_B <= K
+    top = _most_batches(pattern, lengths, k)
     full = w + max(int((k - lengths.init - template.length) // period), 0)
     best = None
     for b in range(max(full, w), top + 1):
