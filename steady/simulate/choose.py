@@ -54,6 +54,11 @@ LISTED = "listed"
 #: seen there: a period that could not win even with it is not built.
 REGROWN_LAG = 4
 LEAST_LAG = 2
+#: Trees that lag more periods than this as built are counted only regrown when they
+#: can be (as built they lag 13 to 20 periods on generated 50- and 65-node platforms,
+#: where they are counted; 56 to 80 on 200 nodes, where counting them costs more than
+#: building the timetable and they never win).
+MOST_BUILT_LAG = 30
 #: The candidates ranked best by whole batches get the exact count with the partial
 #: last batch; the others keep their whole-batch count.
 REFINED = 4
@@ -145,7 +150,7 @@ def horizon_choice(platform, result, horizon, effort=DEFAULT, rules=None, most=N
     ladder = [m for m in effort.ladder if most is None or m < most]
     if most is not None:
         ladder.append(most)
-    tried, built, seen, improvers = [], [], set(), []
+    tried, built, seen, improvers, deferred = [], [], set(), [], []
     regrowing = PIPELINED in periodic and effort.regrown > 0
     best_hope, worse = None, 0
     for m in ladder:
@@ -168,7 +173,13 @@ def horizon_choice(platform, result, horizon, effort=DEFAULT, rules=None, most=N
             break                  # a longer period than the horizon: no steady state
         ratio = Fraction(table.messages * table.unit, table.period) / optimum
         built.append((m, table, ratio))
-        tried += _counted(m, table, ratio, "", periodic, k, cap)
+        # trees that lag beyond MOST_BUILT_LAG as built are counted regrown (as built
+        # only if no regrowth comes through: that count is the costly part on 200 nodes)
+        lag = MOST_BUILT_LAG if regrowing and regrowable(table) else None
+        entries = _counted(m, table, ratio, "", periodic, k, cap, lag)
+        if not entries:
+            deferred.append((m, table, ratio))
+        tried += entries
         hope = ratio * cap - REGROWN_LAG * table.messages
         worse = 0 if best_hope is None or hope > best_hope else worse + 1
         best_hope = hope if best_hope is None else max(best_hope, hope)
@@ -191,6 +202,9 @@ def horizon_choice(platform, result, horizon, effort=DEFAULT, rules=None, most=N
                 after = min((e.pattern.warmup for e in entries), default=None)
                 improvers.append({"max_messages": m, "improver": "regrow", "how": how,
                                   "result": f"warm-up {before} -> {after} periods"})
+    if not tried:   # no regrowth came through: the lagging timetables as built
+        for m, table, ratio in deferred:
+            tried += _counted(m, table, ratio, "", periodic, k, cap)
     if PIPELINED in periodic:
         tried += _routed(tried, k, effort.routed)
     if LISTED in rules and (effort.list_run or asked) and _fits(platform, k, optimum,
@@ -215,13 +229,16 @@ def _fits(platform, k: Fraction, optimum: Fraction, rules, max_events: int) -> b
 
 
 def _counted(m: int, table: Timetable, ratio: Fraction, regrown_how: str, rules,
-             k: Fraction, cap: Fraction) -> list[Candidate]:
-    """The candidates of one timetable under ``rules``, counted in whole batches."""
+             k: Fraction, cap: Fraction, most_lag: int | None = None) -> list[Candidate]:
+    """The candidates of one timetable under ``rules``, counted in whole batches (none
+    under a rule whose warm-up exceeds ``most_lag`` periods, when given)."""
     out = []
     for rule in rules:
         try:
             pattern = PeriodicPattern(table, rule)
         except TooManySlots:
+            continue
+        if most_lag is not None and pattern.warmup > most_lag:
             continue
         lengths = phases(pattern)
         most = int(cap // max(pattern.messages, 1))
@@ -253,8 +270,9 @@ def _routed(tried, k: Fraction, most: int) -> list[Candidate]:
 
 
 def _warmups(tried, table) -> list[int]:
-    return [c.pattern.warmup for c in tried
-            if c.table is table and c.forwarding == PIPELINED]
+    return ([c.pattern.warmup for c in tried
+             if c.table is table and c.forwarding == PIPELINED]
+            or [PeriodicPattern(table, PIPELINED).warmup])
 
 
 def _promising(built, tried, cap: Fraction, most: int) -> list:
@@ -264,6 +282,8 @@ def _promising(built, tried, cap: Fraction, most: int) -> list:
     ranked = sorted((b for b in built if regrowable(b[1])),
                     key=lambda b: (-(b[2] * cap - REGROWN_LAG * b[1].messages), b[0]))
     chosen = ranked[:most]
+    if not tried:
+        return chosen
     top = max(tried, key=lambda c: c.delivered)
     if all(b[1] is not top.table for b in chosen) and regrowable(top.table):
         chosen = chosen[:max(most - 1, 0)] + [b for b in built if b[1] is top.table]
