@@ -155,7 +155,7 @@ def _summary(platform, origin, result, schedule, report, stats, text, output, si
     doc = {"platform": platform.name or origin, "collective": result.kind,
            "ports": platform.ports, "version": schedule.version,
            "rate_per_root": format_exact(rate), "optimum": format_exact(report.bound),
-           "ratio": format_exact(report.ratio), "ratio_decimal": decimal_text(report.ratio),
+           "ratio": format_exact(report.ratio), "ratio_decimal": floor_decimal(report.ratio, 6),
            "period": format_exact(schedule.period),
            "chunks_per_root": stats["chunks_per_root"],
            "messages_per_period": schedule.messages_per_period,

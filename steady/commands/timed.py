@@ -130,7 +130,7 @@ def run_schedule(args, platform, origin) -> int:
         print(one_line(f"steady: no M up to {stats['limit']} reaches ratio "
                        f"{echo_exact(args.ratio)}; the best found is M = "
                        f"{schedule.messages_per_period}, ratio "
-                       f"{decimal_text(report.ratio)}"), file=sys.stderr)
+                       f"{floor_decimal(report.ratio, 6)}"), file=sys.stderr)
         return 1
     return 0
 
@@ -294,7 +294,7 @@ def _summary(platform, origin, schedule, ratio, text, output) -> dict:
     return {"platform": platform.name or origin, "version": schedule.version,
             "throughput": format_exact(schedule.throughput),
             "optimum": format_exact(schedule.optimum_bound),
-            "ratio": format_exact(ratio), "ratio_decimal": decimal_text(ratio),
+            "ratio": format_exact(ratio), "ratio_decimal": floor_decimal(ratio, 6),
             "period": format_exact(schedule.period),
             "messages_per_period": schedule.messages_per_period,
             "trees": len(schedule.trees),
