@@ -163,10 +163,16 @@ def _collective_roots(args, schedule):
                          f"{kind}, not the {args.collective}")
     if not schedule.is_collective:
         return None
-    roots: dict = {}
+    # per (root, direction): an allreduce's chunk of a root is one in-tree chunk (the
+    # reduction) and one out-tree chunk (its broadcast), not two chunks, and its rate
+    # per root is x (proofs/collectives.md §6), as schedule, verify and simulate say
+    both: dict = {}
     for tree in schedule.trees:
-        root = tree.root or schedule.platform.source
-        roots[root] = roots.get(root, 0) + tree.weight
+        key = (tree.root or schedule.platform.source, tree.direction)
+        both[key] = both.get(key, 0) + tree.weight
+    roots: dict = {}
+    for (root, _), chunks in both.items():   # equal both ways in a verified file
+        roots[root] = min(roots.get(root, chunks), chunks)
     return roots
 
 
