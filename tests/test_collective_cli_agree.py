@@ -70,3 +70,33 @@ def test_replay_says_the_same_chunks_and_rate_per_root(capsys, allreduce):
     assert code == 0, err
     assert "allreduce, 6 roots, 64 chunks per period" in out
     assert "predicted 1/80 = 0.0125" in out
+
+
+@pytest.fixture(scope="module")
+def allgather_plan(tmp_path_factory):
+    """An allgather plan of the data center (steady simulate --plan)."""
+    path = tmp_path_factory.mktemp("plan") / "allgather.plan.json"
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        code = main(["simulate", str(DATA_CENTER), "--collective", "allgather",
+                     "--max-messages", "4", "--effort", "fast", "--horizon", "2000",
+                     "--plan", str(path), "--quiet"])
+    assert code == 0
+    return path
+
+
+@pytest.mark.parametrize("wrong", ["reduce-scatter", "allreduce", "broadcast"])
+def test_replay_refuses_a_plan_of_another_collective_in_one_line(capsys, allgather_plan,
+                                                                  wrong):
+    code, out, err = run(capsys, "replay", XML, allgather_plan, "--size", "1GB",
+                         "--collective", wrong)
+    assert (code, out) == (2, "")
+    assert err == (f"steady: {allgather_plan}: collective: the file's plan serves the "
+                   f"allgather, not the {wrong}\n")
+
+
+@needs_simgrid
+def test_replay_accepts_a_plan_of_its_collective(capsys, allgather_plan):
+    code, out, err = run(capsys, "replay", XML, allgather_plan, "--size", "1GB",
+                         "--collective", "allgather", "--json")
+    assert code == 0, err
+    assert json.loads(out)["planned_makespan"]
