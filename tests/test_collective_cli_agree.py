@@ -13,8 +13,10 @@ import pytest
 
 from helpers import run
 from steady.cli import main
+from steady.numbers import format_exact
 from steady.schedule_file import Schedule
 from steady.simgrid import locate
+from steady.simulate.plan import Plan
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
 DATA_CENTER = SAMPLES / "collectives" / "simgrid-data_center-6.json"
@@ -100,3 +102,75 @@ def test_replay_accepts_a_plan_of_its_collective(capsys, allgather_plan):
                          "--collective", "allgather", "--json")
     assert code == 0, err
     assert json.loads(out)["planned_makespan"]
+
+
+# -- steady verify --collective, and steady verify PLATFORM PLAN ------------------------
+
+@pytest.mark.parametrize("wrong", ["allgather", "reduce-scatter", "broadcast"])
+def test_verify_refuses_a_schedule_of_another_collective_in_one_line(capsys, allreduce,
+                                                                      wrong):
+    _, path = allreduce
+    code, out, err = run(capsys, "verify", DATA_CENTER, path, "--collective", wrong)
+    assert (code, out) == (2, "")
+    assert err == (f"steady: {path}: collective: the file's schedule serves the "
+                   f"allreduce, not the {wrong}\n")
+
+
+def test_verify_accepts_the_file_s_collective(capsys, allreduce):
+    _, path = allreduce
+    code, out, err = run(capsys, "verify", DATA_CENTER, path, "--collective", "allreduce")
+    assert code == 0, err
+    assert out.startswith("valid: timed, ")
+
+
+def test_verify_checks_a_plan_with_the_plan_s_checker(capsys, allgather_plan):
+    plan = Plan.from_file(allgather_plan)
+    code, out, err = run(capsys, "verify", DATA_CENTER, allgather_plan,
+                         "--collective", "allgather")
+    assert (code, err) == (0, "")
+    assert out == (f"valid: a plan of the allgather, 6 roots, {len(plan.transfers)} "
+                   f"transfers, makespan {plan.makespan_time} (steady-plan: ports or links "
+                   "within capacity, causality, every chunk delivered once)\n")
+    code, out, err = run(capsys, "verify", DATA_CENTER, allgather_plan, "--json")
+    assert code == 0
+    assert json.loads(out) == {"valid": True, "format": "steady-plan",
+                               "collective": "allgather", "transfers": len(plan.transfers),
+                               "makespan": format_exact(plan.makespan_time),
+                               "violations": []}
+
+
+def test_verify_refuses_a_plan_of_another_collective_in_one_line(capsys, allgather_plan):
+    code, out, err = run(capsys, "verify", DATA_CENTER, allgather_plan,
+                         "--collective", "reduce-scatter")
+    assert (code, out) == (2, "")
+    assert err == (f"steady: {allgather_plan}: collective: the file's plan serves the "
+                   "allgather, not the reduce-scatter\n")
+
+
+def test_verify_lists_the_violations_of_a_broken_plan(capsys, allgather_plan, tmp_path):
+    doc = json.loads(allgather_plan.read_text())
+    plan = Plan.from_file(allgather_plan)
+    streams = plan.collective.streams
+    # the last transfer a node forwards (it is not its stream's root), moved to time 0
+    i = max(k for k, t in enumerate(doc["transfers"]) if streams[t[6]].root != t[0])
+    tail, _, first, _, _, _, tree = doc["transfers"][i]
+    doc["transfers"][i][4] = 0
+    del doc["makespan"]
+    broken = tmp_path / "broken.plan.json"
+    broken.write_text(json.dumps(doc))
+    code, out, err = run(capsys, "verify", DATA_CENTER, broken)
+    assert (code, err) == (1, "")
+    assert out.splitlines()[0] == "invalid: 1 violation(s)"
+    assert out.splitlines()[1] == (f"  {plan.nodes[tail]} forwards chunk {first} of "
+                                   f"{plan.nodes[streams[tree].root]} (out) before it has "
+                                   "received it")
+    code, out, err = run(capsys, "verify", DATA_CENTER, broken, "--json")
+    assert code == 1 and json.loads(out)["valid"] is False
+
+
+def test_verify_refuses_a_plan_of_another_platform(capsys, allgather_plan):
+    code, out, err = run(capsys, "verify", SAMPLES / "collectives" / "a100-1.json",
+                         allgather_plan)
+    assert code == 1
+    assert out == ("invalid: 1 violation(s)\n  the plan was built for another platform "
+                   "(data_center, not a100-1)\n")
