@@ -174,3 +174,26 @@ def test_verify_refuses_a_plan_of_another_platform(capsys, allgather_plan):
     assert code == 1
     assert out == ("invalid: 1 violation(s)\n  the plan was built for another platform "
                    "(data_center, not a100-1)\n")
+
+
+# -- a certificate's "cut": null is no cut (docs/formats.md) ---------------------------
+
+def test_a_null_cut_reads_as_no_cut(capsys, tmp_path):
+    path = tmp_path / "a100-1.json"
+    code, _, err = run(capsys, "schedule", SAMPLES / "collectives" / "a100-1.json",
+                       "--collective", "allgather", "--max-messages", "4", "-o", path)
+    assert code == 0, err
+    doc = json.loads(path.read_text())
+    assert doc["certificate"]["cut"]["direction"] == "out"   # the sample's cut binds
+    with_cut = Schedule.from_dict(doc)
+    doc["certificate"]["cut"] = None
+    without = Schedule.from_dict(doc)
+    assert without.certificate.cut is None
+    del doc["certificate"]["cut"]
+    assert Schedule.from_dict(doc).certificate == without.certificate
+    assert without.certificate.prices == with_cut.certificate.prices
+    doc["certificate"]["cut"] = None
+    path.write_text(json.dumps(doc))
+    code, out, err = run(capsys, "verify", SAMPLES / "collectives" / "a100-1.json", path)
+    assert (code, err) == (0, "")
+    assert out.startswith("valid: timed, ") and "certified ratio 1.000000" in out
