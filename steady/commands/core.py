@@ -78,13 +78,7 @@ def _cmd_collective(args, platform, origin) -> int:
             raise InputError("<command line>", flag, "does not apply to a collective "
                              "(--collective, --sources, or a multi-port or switched "
                              "platform)")
-    if (args.sources or args.rates) and kind != "broadcast":
-        raise InputError("<command line>", "--sources", f"{kind}: every compute node is "
-                         "a root (--sources and --rates are for a broadcast)")
-    sources = args.sources.split(",") if args.sources else None
-    rates = args.rates.split(",") if args.rates else None
-    if rates is not None and sources is None:
-        raise InputError("<command line>", "--rates", "give --sources too")
+    kind, sources, rates = collective.collective_of(args)   # one reading, as schedule's
     from ..progress import StageBar
 
     with StageBar(["exact optimum", "independent check"], args.quiet) as bar:
