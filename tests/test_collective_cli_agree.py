@@ -197,3 +197,16 @@ def test_a_null_cut_reads_as_no_cut(capsys, tmp_path):
     code, out, err = run(capsys, "verify", SAMPLES / "collectives" / "a100-1.json", path)
     assert (code, err) == (0, "")
     assert out.startswith("valid: timed, ") and "certified ratio 1.000000" in out
+
+
+def test_a_plan_without_its_platform_is_checked_on_the_given_one(capsys, allgather_plan,
+                                                                 tmp_path):
+    doc = json.loads(allgather_plan.read_text())
+    del doc["platform"]
+    bare = tmp_path / "bare.plan.json"
+    bare.write_text(json.dumps(doc))
+    code, out, _ = run(capsys, "verify", DATA_CENTER, bare)
+    assert code == 0 and out.startswith("valid: a plan of the allgather, 6 roots, ")
+    code, out, _ = run(capsys, "verify", SAMPLES / "collectives" / "a100-1.json", bare)
+    assert (code, out) == (1, "invalid: 1 violation(s)\n  the plan's nodes are not the "
+                              "platform's nodes in its order\n")

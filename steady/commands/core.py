@@ -317,9 +317,10 @@ def _verify_plan(args, platform, doc) -> int:
         built = plan.platform.name or "its own"
         problems = [f"the plan was built for another platform ({built}, not "
                     f"{platform.name or args.platform})"]
-    elif plan.platform is None and not set(plan.nodes) <= set(platform.nodes):
-        missing = next(v for v in plan.nodes if v not in set(platform.nodes))
-        problems = [f"node {missing} of the plan is not in the platform"]
+    elif plan.platform is None and tuple(plan.nodes) != tuple(platform.nodes):
+        # the checker reads the platform by the plan's node indices (as the loader
+        # requires of an embedded platform)
+        problems = ["the plan's nodes are not the platform's nodes in its order"]
     else:
         problems = check_plan(plan if plan.platform is not None
                               else replace(plan, platform=platform))
