@@ -30,6 +30,8 @@ from math import lcm
 
 import networkx as nx
 
+from .inputs import as_platform
+
 
 @dataclass
 class CheckReport:
@@ -46,7 +48,13 @@ class CheckReport:
 
 
 def check(platform, result) -> CheckReport:
-    """Re-check ``result`` (a ThroughputResult) against ``platform``; see the module."""
+    """Re-check ``result`` (a ThroughputResult; a collective's result goes to
+    :func:`check_collective`) against ``platform`` -- any input the solver accepts
+    (:func:`steady.inputs.as_platform`: a Platform, a dict, a networkx DiGraph, a
+    path); see the module."""
+    platform = as_platform(platform)
+    if hasattr(result, "roots"):   # a CollectiveResult (issue 43)
+        return check_collective(platform, result)
     report = CheckReport()
     scope = _scope_platform(platform, result, report)
     if scope is None:
@@ -238,8 +246,10 @@ _COLLECTIVE_DIRECTIONS = {"allgather": ("out",), "reduce-scatter": ("in",),
 
 
 def check_collective(platform, result) -> CheckReport:
-    """Re-check ``result`` (a CollectiveResult) against ``platform`` independently;
+    """Re-check ``result`` (a CollectiveResult) against ``platform`` (any input
+    collective_throughput accepts: :func:`steady.inputs.as_platform`) independently;
     see the comment above and proofs/collectives.md."""
+    platform = as_platform(platform)
     report = CheckReport()
     x = Fraction(result.rate)
     roots = {r: Fraction(rho) for r, rho in result.roots.items()}

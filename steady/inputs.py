@@ -1,9 +1,10 @@
 """What the Python API accepts as a platform and as a broadcast tree (issue 21; ours).
 
 The public doors (``steady.throughput.throughput``, ``dag_throughput``,
-``tree_throughput`` and the schedule builders of :mod:`steady.schedule`) call these
-once, on their first line, so that every caller may pass what a Python user has at
-hand:
+``tree_throughput``, ``collective_throughput``, the schedule builders of
+:mod:`steady.schedule` and the checkers ``steady.certificate.check`` and
+``check_collective``) call these once, on their first line, so that every caller may
+pass what a Python user has at hand:
 
 * a **platform**: a :class:`~steady.platform.Platform`; a steady-platform v1 document
   as a dict (docs/formats.md); a ``networkx.DiGraph`` whose edges carry ``cost`` or

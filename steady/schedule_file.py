@@ -933,7 +933,7 @@ def _fabric_certificate(entry, origin: str, element: str) -> FabricCertificate:
         symmetry.append({_node(a, origin, f"{element}.symmetry[{i}]"):
                          _node(b, origin, f"{element}.symmetry[{i}]") for a, b in g.items()})
     cut = None
-    if "cut" in entry:
+    if entry.get("cut") is not None:   # null: no cut (docs/formats.md), as when absent
         where = f"{element}.cut"
         one = _object(entry["cut"], origin, where, {"side", "direction", "capacity",
                                                     "share", "bound"}, "a cut")

@@ -28,6 +28,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 from .errors import InputError
+from .numbers import format_exact
 from .platform import MULTI_PORT, Link, Platform
 
 __all__ = ["a100_platform", "mi250_platform", "fat_tree_platform",
@@ -147,7 +148,8 @@ def fat_tree_platform(k: int = 4, bandwidth=Fraction(25, 2), oversubscription=1)
     ``bandwidth`` GB/s each way (default 12.5: 100 Gb/s), switch-to-switch links at
     ``bandwidth / oversubscription``.  Symmetry: pods shifted, edge switches shifted
     within every pod, hosts shifted under every edge switch (free and transitive on
-    the hosts)."""
+    the hosts).  Named ``fat-tree-{k}``, ``fat-tree-{k}-oversubscribed-{o}`` when
+    oversubscribed."""
     k = _count(k, "k", 2)
     if k % 2:
         raise InputError("<topology>", "k", f"must be even, got {k}")
@@ -180,7 +182,10 @@ def fat_tree_platform(k: int = 4, bandwidth=Fraction(25, 2), oversubscription=1)
     under = _merged(*(_cycle([f"p{p}.e{e}.h{h}" for h in range(half)])
                       for p in range(k) for e in range(half)))
     symmetry = [g for g in (pods, edges, under) if any(a != b for a, b in g.items())]
-    return Platform(hosts[0], links, hosts + switches, f"fat-tree-{k}", ports=MULTI_PORT,
+    # an oversubscribed tree says so in its name (a different fabric, a different optimum)
+    over = Fraction(oversubscription)
+    name = f"fat-tree-{k}" + ("" if over == 1 else f"-oversubscribed-{format_exact(over)}")
+    return Platform(hosts[0], links, hosts + switches, name, ports=MULTI_PORT,
                     switches=switches, symmetry=symmetry)
 
 

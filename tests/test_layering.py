@@ -27,7 +27,9 @@ STAGES = [("interrupts",), ("errors",), ("numbers",), ("fileio",), ("progress",)
           ("experiments",), ("commands", "cli", "__main__")]
 GROUND = ("interrupts", "errors", "numbers", "fileio", "progress")
 CHECKERS_MAY_IMPORT = ("errors", "numbers", "fileio", "platform", "schedule_file",
-                       "certificate", "verify_collective")  # and the standard library and networkx
+                       "certificate", "verify_collective",  # and the standard library and networkx
+                       "inputs")  # the API's reading of a platform (no solver): the checker
+                                  # takes every input the solver takes
 #: A runtime's checker (runtimes/<name>/check*) imports no exporter: the runtime's
 #: facts (runtime.py), the rank convention (ranks.py) and its own modules only.
 RUNTIME_SHARED = ("runtime", "ranks")

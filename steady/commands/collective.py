@@ -18,7 +18,7 @@ from ..errors import InputError
 from ..numbers import decimal_text, floor_decimal, format_exact, ratio_text
 from . import options
 from .files import rejected, write_output
-from ..present.sheet import IN_JSON, number, plural, print_json, print_sheet
+from ..present.sheet import IN_JSON, column_exact, number, plural, print_json, print_sheet
 
 KINDS = ("broadcast", "allgather", "reduce-scatter", "allreduce")
 #: nccl-tests' busbw factor (as steady.throughput.BUS_FACTOR) of each collective.
@@ -59,7 +59,8 @@ def collective_of(args) -> tuple[str, list | None, list | None]:
     """(kind, sources, rates) of the command line, checked (one line, exit 2)."""
     kind = args.collective or "broadcast"
     if (args.sources or args.rates) and kind != "broadcast":
-        raise InputError("<command line>", "--sources", f"{kind}: every compute node is "
+        given = "--sources" if args.sources else "--rates"   # blame the option given
+        raise InputError("<command line>", given, f"{kind}: every compute node is "
                          "a root (--sources and --rates are for a broadcast)")
     sources = args.sources.split(",") if args.sources else None
     rates = args.rates.split(",") if args.rates else None
@@ -155,7 +156,7 @@ def _summary(platform, origin, result, schedule, report, stats, text, output, si
     doc = {"platform": platform.name or origin, "collective": result.kind,
            "ports": platform.ports, "version": schedule.version,
            "rate_per_root": format_exact(rate), "optimum": format_exact(report.bound),
-           "ratio": format_exact(report.ratio), "ratio_decimal": decimal_text(report.ratio),
+           "ratio": format_exact(report.ratio), "ratio_decimal": floor_decimal(report.ratio, 6),
            "period": format_exact(schedule.period),
            "chunks_per_root": stats["chunks_per_root"],
            "messages_per_period": schedule.messages_per_period,
@@ -246,9 +247,10 @@ def run_tradeoff(args, platform, origin, counts: list[int]) -> int:
           f"{'file bytes':>11}")
     for row in rows:
         print(f"{row['max_messages']:>8} {row['chunks_per_root']:>7} "
-              f"{floor_decimal(row['ratio'], 6):>10} {floor_decimal(row['period'], 4):>16} "
+              f"{floor_decimal(row['ratio'], 6):>10} {column_exact(row['period'], 16):>16} "
               f"{row['transfers']:>9} {row['file_bytes']:>11}")
     print("chunks: per root per period (at most M); ratio: rate per root / x*, certified")
+    print("period: exact, or ~ rounded (--json: exact)")
     return 0
 
 

@@ -78,13 +78,7 @@ def _cmd_collective(args, platform, origin) -> int:
             raise InputError("<command line>", flag, "does not apply to a collective "
                              "(--collective, --sources, or a multi-port or switched "
                              "platform)")
-    if (args.sources or args.rates) and kind != "broadcast":
-        raise InputError("<command line>", "--sources", f"{kind}: every compute node is "
-                         "a root (--sources and --rates are for a broadcast)")
-    sources = args.sources.split(",") if args.sources else None
-    rates = args.rates.split(",") if args.rates else None
-    if rates is not None and sources is None:
-        raise InputError("<command line>", "--rates", "give --sources too")
+    kind, sources, rates = collective.collective_of(args)   # one reading, as schedule's
     from ..progress import StageBar
 
     with StageBar(["exact optimum", "independent check"], args.quiet) as bar:
@@ -247,8 +241,14 @@ def _cmd_verify(args) -> int:
     if args.platform is None or args.schedule is None:
         raise InputError("<command line>", "verify", "give PLATFORM and SCHEDULE (or "
                          "--msccl FILE.xml [PLATFORM])")
+    from ..fileio import load_json
+
     platform = Platform.from_file(args.platform)
-    schedule = Schedule.from_file(args.schedule)
+    doc = load_json(args.schedule)
+    if isinstance(doc, dict) and doc.get("format") == "steady-plan":
+        return _verify_plan(args, platform, doc)
+    schedule = Schedule.from_dict(doc, str(args.schedule))
+    _same_collective(args, schedule.collective, "schedule")
     min_ratio = None if args.min_ratio is None else options.positive_exact(args.min_ratio, "--min-ratio")
     report = verify(platform, schedule, optimality=not args.no_optimality,
                     min_ratio=min_ratio)
@@ -291,6 +291,57 @@ def _cmd_verify(args) -> int:
         for violation in report.violations:
             print(f"  {violation}")
     return 0 if report.ok else 1
+
+
+def _same_collective(args, spec, what: str) -> None:
+    """``--collective``, when given, must be the collective the file serves (one line,
+    exit 2, as replay says it)."""
+    kind = spec.kind if spec is not None else "broadcast"
+    if args.collective not in (None, kind):
+        raise InputError(args.schedule, "collective", f"the file's {what} serves the "
+                         f"{kind}, not the {args.collective}")
+
+
+def _verify_plan(args, platform, doc) -> int:
+    """``steady verify PLATFORM PLAN``: a steady-plan file by the plan's own checker
+    (:func:`steady.simulate.plan.check_plan`, which the independent schedule verifier
+    below simulate cannot import), against the given platform."""
+    from ..simulate.plan import Plan, check_plan
+
+    plan = Plan.from_dict(doc, str(args.schedule))
+    _same_collective(args, plan.collective, "plan")
+    if args.min_ratio is not None:
+        raise InputError("<command line>", "--min-ratio", "a plan has no certified ratio "
+                         "(it applies to a schedule file)")
+    if plan.platform is not None and plan.platform != platform:
+        built = plan.platform.name or "its own"
+        problems = [f"the plan was built for another platform ({built}, not "
+                    f"{platform.name or args.platform})"]
+    elif plan.platform is None and tuple(plan.nodes) != tuple(platform.nodes):
+        # the checker reads the platform by the plan's node indices (as the loader
+        # requires of an embedded platform)
+        problems = ["the plan's nodes are not the platform's nodes in its order"]
+    else:
+        problems = check_plan(plan if plan.platform is not None
+                              else replace(plan, platform=platform))
+    what = (f"a plan of {plan.broadcasts} broadcasts" if plan.collective is None
+            else f"a plan of the {plan.collective.kind}, {len(plan.collective.chunks)} roots")
+    if args.json:
+        print_json({"valid": not problems, "format": "steady-plan",
+                    "collective": plan.collective.kind if plan.collective else "broadcast",
+                    "transfers": len(plan.transfers),
+                    "makespan": format_exact(plan.makespan_time),
+                    "violations": problems})
+    elif problems:
+        print(f"invalid: {len(problems)} violation(s)"
+              + (" (the checker lists 20 at most)" if len(problems) >= 20 else ""))
+        for problem in problems:
+            print(f"  {problem}")
+    else:
+        print(f"valid: {what}, {len(plan.transfers)} transfers, makespan "
+              f"{exact(plan.makespan_time)} (steady-plan: ports or links within capacity, "
+              "causality, every chunk delivered once)")
+    return 1 if problems else 0
 
 
 #: The largest horizon `simulate --plot` draws (a float axis ends near 10^308).
@@ -868,12 +919,16 @@ def add_commands(sub) -> None:
     ve.add_argument("platform", nargs="?", type=options.input_file,
                     help="steady-platform v1 file")
     ve.add_argument("schedule", nargs="?", type=options.input_file,
-                    help="steady-schedule v1 file")
+                    help="steady-schedule file, or a steady-plan file (steady simulate "
+                         "--plan)")
     ve.add_argument("--min-ratio", metavar="R", help="a timed (version 2) schedule's "
                     "certified ratio to the optimum must be >= R (exit 1 below it)")
     ve.add_argument("--no-optimality", action="store_true",
                     help="do not require the throughput to be the platform's optimum")
     ve.add_argument("--json", action="store_true", help="machine-readable report")
+    ve.add_argument("--collective", choices=collective.KINDS,
+                    help="the collective the file (a schedule or a plan) must serve "
+                         "(recognised from it; a mismatch exits 2)")
     runtimes.add_verify_options(ve)
     ve.set_defaults(run=_cmd_verify)
 

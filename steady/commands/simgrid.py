@@ -163,10 +163,16 @@ def _collective_roots(args, schedule):
                          f"{kind}, not the {args.collective}")
     if not schedule.is_collective:
         return None
-    roots: dict = {}
+    # per (root, direction): an allreduce's chunk of a root is one in-tree chunk (the
+    # reduction) and one out-tree chunk (its broadcast), not two chunks, and its rate
+    # per root is x (proofs/collectives.md §6), as schedule, verify and simulate say
+    both: dict = {}
     for tree in schedule.trees:
-        root = tree.root or schedule.platform.source
-        roots[root] = roots.get(root, 0) + tree.weight
+        key = (tree.root or schedule.platform.source, tree.direction)
+        both[key] = both.get(key, 0) + tree.weight
+    roots: dict = {}
+    for (root, _), chunks in both.items():   # equal both ways in a verified file
+        roots[root] = min(roots.get(root, chunks), chunks)
     return roots
 
 
@@ -188,6 +194,10 @@ def _replay_plan(args, doc, size) -> int:
     from ..simulate.plan import Plan, check_plan
 
     plan = Plan.from_dict(doc, str(args.schedule))
+    kind = plan.collective.kind if plan.collective is not None else "broadcast"
+    if args.collective not in (None, kind):   # as for a schedule file
+        raise InputError(args.schedule, "collective", f"the file's plan serves the "
+                         f"{kind}, not the {args.collective}")
     if plan.platform is None:
         raise InputError(args.schedule, "platform", "missing: a plan replays on its "
                          "platform (steady simulate --plan writes it)")
@@ -284,7 +294,7 @@ def add_commands(sub) -> None:
                     "simulated / predicted throughput is below R (exact number > 0)")
     re.add_argument("--collective", choices=("broadcast", "allgather", "reduce-scatter",
                                               "allreduce"),
-                    help="the collective SCHEDULE serves (recognised from the file; "
+                    help="the collective SCHEDULE (a schedule or plan) serves (from the file; "
                          "given, it must match): the report adds its rate per root")
     re.add_argument("--json", action="store_true", help="machine-readable report")
     re.set_defaults(run=_cmd_replay)

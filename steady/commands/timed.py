@@ -19,7 +19,7 @@ from . import collective, options, runtimes
 from .files import rejected, write_output
 from .options import (MAX_MESSAGES, add_effort, check_integer, input_file, output_file,
                       positive_exact)
-from ..present.sheet import number, per_time_unit, print_json, print_sheet
+from ..present.sheet import column_exact, number, per_time_unit, print_json, print_sheet
 
 #: Messages per period tried by --ratio when no --max-messages bounds the search.
 RATIO_LIMIT = 100_000
@@ -130,7 +130,7 @@ def run_schedule(args, platform, origin) -> int:
         print(one_line(f"steady: no M up to {stats['limit']} reaches ratio "
                        f"{echo_exact(args.ratio)}; the best found is M = "
                        f"{schedule.messages_per_period}, ratio "
-                       f"{decimal_text(report.ratio)}"), file=sys.stderr)
+                       f"{floor_decimal(report.ratio, 6)}"), file=sys.stderr)
         return 1
     return 0
 
@@ -260,11 +260,12 @@ def _cmd_tradeoff(args) -> int:
     print(head + (f" {'steps ratio':>11} {'steps':>6}" if steps else ""))
     for row in rows:
         line = (f"{row['max_messages']:>8} {row['messages_per_period']:>9} "
-                f"{floor_decimal(row['ratio'], 6):>10} {floor_decimal(row['period'], 4):>16} "
+                f"{floor_decimal(row['ratio'], 6):>10} {column_exact(row['period'], 16):>16} "
                 f"{row['transfers']:>9} {row['file_bytes']:>11}")
         if steps:
             line += f" {floor_decimal(row['steps_ratio'], 6):>11} {row['steps']:>6}"
         print(line)
+    print("period: exact, or ~ rounded (--json: exact)")
     if steps:
         print("ratio: the timetable (version 2); steps ratio: synchronous steps (version 1,"
               " --steps) on the same trees")
@@ -294,7 +295,7 @@ def _summary(platform, origin, schedule, ratio, text, output) -> dict:
     return {"platform": platform.name or origin, "version": schedule.version,
             "throughput": format_exact(schedule.throughput),
             "optimum": format_exact(schedule.optimum_bound),
-            "ratio": format_exact(ratio), "ratio_decimal": decimal_text(ratio),
+            "ratio": format_exact(ratio), "ratio_decimal": floor_decimal(ratio, 6),
             "period": format_exact(schedule.period),
             "messages_per_period": schedule.messages_per_period,
             "trees": len(schedule.trees),

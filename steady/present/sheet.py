@@ -62,6 +62,19 @@ def exact(x, where: str = IN_THE_FILE) -> str:
     return f"{sign}{whole[0]}.{whole[1:7]}e+{len(whole) - 1} ({len(whole)} digits; {where})"
 
 
+def column_exact(x, width: int) -> str:
+    """An exact number for a table's column of ``width`` characters: its exact text
+    when it fits (``5/3``), else ``~`` and its decimal rounded to nearest in what is
+    left, 6 places at most (``~1.666667``): never a truncated decimal that reads as
+    exact."""
+    x = Fraction(x)
+    text = format_exact(x)
+    if len(text) <= width:
+        return text
+    whole = len(int_text(abs(x.numerator) // x.denominator)) + (x < 0)
+    return f"~{decimal_text(x, min(max(width - whole - 2, 1), 6))}"
+
+
 def number(x, where: str = IN_THE_FILE) -> str:
     """An exact number with its decimal when the decimal adds something: ``1`` (not
     ``1 = 1``), ``4/5 = 0.8`` (the decimal is exact), ``869/6 (~144.833333)`` (rounded);
