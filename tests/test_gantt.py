@@ -145,3 +145,26 @@ def test_show_refuses_a_missing_link_in_one_line(capsys, tmp_path):
     assert not (tmp_path / "x.png").exists()
     code, out, _ = run(capsys, "show", bad)          # the steps table needs no cost
     assert code == 0 and out.startswith("period 2")
+
+
+def test_a_collective_timetable_shows_and_draws_over_its_switches(tmp_path, capsys):
+    """samples/collectives/a100-1.json (8 GPUs on one NVSwitch): an allgather timetable's
+    transfers go GPU -> switch -> GPU; `steady show` lists them per tree edge with the
+    route's time (the slowest link: 2 per 75 for 8 chunks at 300 per time unit) and
+    draws them, where a schedule over links only is required of a broadcast."""
+    from pathlib import Path
+
+    sample = Path(__file__).resolve().parent.parent / "samples/collectives/a100-1.json"
+    out = tmp_path / "a1.json"
+    code, _, _ = run(capsys, "schedule", sample, "--collective", "allgather",
+                     "--max-messages", "8", "-o", out, "--quiet")
+    assert code == 0
+    code, shown, err = run(capsys, "show", out)
+    assert code == 0, err
+    assert "b0.gpu0->b0.gpu1 (busy 2/75): 0 T0x8" in shown
+    png = tmp_path / "g.png"
+    code, _, err = run(capsys, "show", out, "--gantt", png)
+    if code == 0:      # matplotlib present
+        assert png.read_bytes().startswith(PNG_MAGIC)
+    else:
+        assert "matplotlib" in err

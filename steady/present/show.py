@@ -14,8 +14,8 @@ from __future__ import annotations
 from fractions import Fraction
 
 from ..errors import InputError, shorten
-from ..numbers import format_exact, many_digits
-from ..schedule_file import TIMED, timed
+from ..numbers import many_digits
+from ..schedule_file import TIMED, timed, transfer_cost
 from .plots import pyplot, save
 from .sheet import readable
 
@@ -101,7 +101,8 @@ def _timetable(schedule) -> str:
             by_link.setdefault(t.arc, []).append(t)
         lines = [head]
         for (u, v), transfers in by_link.items():
-            busy = sum(t.messages for t in transfers) * platform.cost(u, v)
+            busy = sum(t.messages * transfer_cost(platform, schedule.trees, t)
+                       for t in transfers)
             cells = ", ".join(f"{readable(t.start)} T{t.tree}x{readable(t.messages)}"
                               for t in transfers)
             lines.append(f"{u}->{v} (busy {readable(busy)}): {cells}")
@@ -111,15 +112,16 @@ def _timetable(schedule) -> str:
 
 
 def check_links(schedule, origin) -> None:
-    """What drawing needs: every transfer over a link of the schedule's platform (whose
-    cost gives its length).  Otherwise one line naming the first (InputError, exit code
-    2); ``steady verify`` lists every violation."""
-    links = schedule.platform
+    """What drawing needs: every transfer over a link of the schedule's platform, or
+    for a collective's tree over a route of links through switches (whose slowest link
+    gives its length).  Otherwise one line naming the first (InputError, exit code 2);
+    ``steady verify`` lists every violation."""
+    platform = schedule.platform
     located = ([(f"transfers[{j}]", t) for j, t in enumerate(schedule.transfers)]
                + [(f"steps[{i}].transfers[{j}]", t) for i, step in enumerate(schedule.steps)
                   for j, t in enumerate(step.transfers)])
     for where, t in located:
-        if not links.has_link(t.tail, t.head):
+        if transfer_cost(platform, schedule.trees, t) is None:
             raise InputError(str(origin), where, f"{shorten(t.tail)}->{shorten(t.head)} "
                              "is not a link of the schedule's platform (steady verify "
                              "lists every problem)")
@@ -131,7 +133,7 @@ def port_bars(schedule) -> dict[tuple[str, str], list]:
     schedule in its timed form).  Every link must exist (:func:`check_links`)."""
     bars: dict[tuple[str, str], list] = {}
     for t in sorted(timed(schedule).transfers, key=lambda t: t.start):
-        length = t.messages * schedule.platform.cost(t.tail, t.head)
+        length = t.messages * transfer_cost(schedule.platform, schedule.trees, t)
         bars.setdefault((t.tail, "send"), []).append((t.start, length, t.tree))
         bars.setdefault((t.head, "recv"), []).append((t.start, length, t.tree))
     return bars
