@@ -102,7 +102,8 @@ class TransferModel:
 def whole_holds(model: TransferModel, counts) -> tuple[dict, dict]:
     """({l: time}, {(l, R): time}) of ``counts`` {route: messages}: the time the
     transfers holding resource l whole run, and the load on resource R of those holding
-    l only in part (the terms of :func:`whole_hold_rows`)."""
+    l only in part, and for R = :data:`MAJORITY` the time of those holding more than
+    half of l in part (the terms of :func:`whole_hold_rows`)."""
     whole: dict = {}
     partial: dict = {}
     for route, k in counts.items():
@@ -113,7 +114,14 @@ def whole_holds(model: TransferModel, counts) -> tuple[dict, dict]:
             else:
                 for res, p in parts:
                     partial[(l, res)] = partial.get((l, res), 0) + k * c * p
+                if 2 * part > 1:
+                    partial[(l, MAJORITY)] = partial.get((l, MAJORITY), 0) + k * c
     return whole, partial
+
+
+#: The second name of the row (l, MAJORITY) of :func:`whole_hold_rows`: the time of the
+#: transfers holding more than half of l (no resource has this name).
+MAJORITY = "more than half"
 
 
 def whole_hold_rows(whole: dict, partial: dict) -> dict:
@@ -124,7 +132,11 @@ def whole_hold_rows(whole: dict, partial: dict) -> dict:
     partial holder of l runs, and that time is at least P_l(R), the load those put on
     any resource R of capacity 1.  The row (l, l) is l's load (the bound of
     :meth:`TransferModel.loads`); the others are larger where slow routes hold a
-    fast link in part all the time and fast routes need it whole."""
+    fast link in part all the time and fast routes need it whole.  The row (l,
+    :data:`MAJORITY`) is W_l plus the time of the transfers holding more than half of l
+    in part: any two of those together hold more than l, so they never overlap, nor
+    with a whole holder (a one-port cluster: routes holding 4/5 of a switch link run
+    one at a time, 23 % above the link's load)."""
     rows = {(l, l): t for l, t in whole.items()}
     for (l, res), t in partial.items():
         rows[(l, res)] = whole.get(l, 0) + t

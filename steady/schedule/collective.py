@@ -185,8 +185,9 @@ def chunk_counts(fams, rate, roots, most: int, effort) -> list[tuple]:
     MILP (:func:`packed_weights`, ``effort.collective_nodes`` nodes) when that bounds
     them higher; candidates: the top quarter of 1..most from the top, at most
     ``effort.collective_counts`` of them evenly spread, the scan stopping at a bound of
-    1 (nothing beats it).  Each count kept comes first with its weights spread
-    (:func:`spread_weights`) when they keep its bound, then as found."""
+    1 (nothing beats it).  Each of the :data:`SPREAD_COUNTS` best counts comes first
+    with its weights spread (:func:`spread_weights`) when they keep its bound, then as
+    found; the others as found."""
     low = max(1, most - most // 4)
     step = max(1, (most - low + 1) // max(1, effort.collective_counts))
     scored = []
@@ -203,13 +204,18 @@ def chunk_counts(fams, rate, roots, most: int, effort) -> list[tuple]:
             break
     scored.sort(key=lambda item: (-item[0], -item[1]))
     out = []
-    for bound, k, weights in scored[:effort.collective_built]:
-        if effort.collective_nodes:
+    for j, (bound, k, weights) in enumerate(scored[:effort.collective_built]):
+        if effort.collective_nodes and j < SPREAD_COUNTS:
             spread = spread_weights(fams, roots, k, weights, effort.collective_nodes)
             if spread != weights and weights_bound(fams, spread, rate, roots, k) == bound:
                 out.append((bound, k, spread))   # the same bound, tried first
         out.append((bound, k, weights))
     return out[:effort.collective_built]
+
+
+#: The best chunk counts of :func:`chunk_counts` whose weights are also spread (a MILP
+#: each): the others are tried as found.
+SPREAD_COUNTS = 3
 
 
 def collective_timetable(platform, result, max_messages: int,

@@ -77,7 +77,7 @@ class Effort:
     collective_neighbours: int = 300
     collective_pricing: int = 16
     collective_nodes: int = 300
-    collective_built: int = 3
+    collective_built: int = 8
 
     def but(self, **changes) -> "Effort":
         """This level with some bounds changed (benchmarks switch layers this way)."""
@@ -102,7 +102,7 @@ THOROUGH = Effort("thorough", families=2, list_rounds=40, tight_rounds=200, rule
                           500, 1000),
                   regrown=8, patience=7, list_run=True, routed=12, period_rule=True,
                   collective_counts=24, collective_neighbours=2000, collective_pricing=64,
-                  collective_nodes=2000, collective_built=6)
+                  collective_nodes=2000, collective_built=12)
 
 LEVELS = {e.name: e for e in (FAST, DEFAULT, THOROUGH)}
 
