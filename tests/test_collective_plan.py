@@ -116,33 +116,35 @@ def _replaced(plan, transfers):
     return replace(plan, transfers=tuple(transfers))
 
 
-def test_the_checker_refuses_a_partial_sent_before_its_children_arrive():
-    schedule = _schedule("hetero-cluster", "reduce-scatter")
-    plan = collective_plan(schedule, 20 * schedule.period)
+def _early_and_dropped(plan):
+    """The plan with its first transfer whose sender got the same chunk of the same
+    root by a transfer (a copy, or a partial) moved to start one tick before that one
+    ends, and the plan without it: (that transfer, problems of the first, problems of
+    the second)."""
     streams = plan.collective.streams
-    # a transfer whose sender has received a partial of the same chunk
     into = {(streams[t.tree].root, t.first, t.head): t.end for t in plan.transfers}
     t = next(t for t in plan.transfers if (streams[t.tree].root, t.first, t.tail) in into)
     early = into[(streams[t.tree].root, t.first, t.tail)] - 1
-    problems = check_plan(_replaced(plan, [u._replace(release=early) if u.id == t.id
-                                           else u for u in plan.transfers]))
-    assert any("before every partial sent to it has arrived" in p for p in problems)
+    moved = check_plan(_replaced(plan, [u._replace(release=early) if u.id == t.id
+                                        else u for u in plan.transfers]))
     dropped = check_plan(_replaced(plan, [u for u in plan.transfers if u.id != t.id]))
+    return t, moved, dropped
+
+
+def test_the_checker_refuses_a_partial_sent_before_its_children_arrive():
+    schedule = _schedule("hetero-cluster", "reduce-scatter")
+    plan = collective_plan(schedule, 20 * schedule.period)
+    _, problems, dropped = _early_and_dropped(plan)
+    assert any("before every partial sent to it has arrived" in p for p in problems)
     assert any("sends its partial" in p and "0 times" in p for p in dropped)
 
 
 def test_the_checker_refuses_a_copy_forwarded_early_or_missing_and_a_full_link():
     schedule = _schedule("a100-2", "allgather")
     plan = collective_plan(schedule, 12 * schedule.period)
-    streams = plan.collective.streams
-    held = {(streams[t.tree].root, t.first, t.head): t.end for t in plan.transfers}
-    t = next(t for t in plan.transfers if (streams[t.tree].root, t.first, t.tail) in held)
-    early = held[(streams[t.tree].root, t.first, t.tail)] - 1
-    problems = check_plan(_replaced(plan, [u._replace(release=early) if u.id == t.id
-                                           else u for u in plan.transfers]))
+    t, problems, dropped = _early_and_dropped(plan)
     assert any("forwards" in p and "before it has received it" in p for p in problems)
-    problems = check_plan(_replaced(plan, [u for u in plan.transfers if u.id != t.id]))
-    assert any("0 times, not once" in p for p in problems)
+    assert any("0 times, not once" in p for p in dropped)
     # the same transfer twice at once over its route: its links would carry twice
     # their capacity (the optimum's timetable fills the NIC links)
     twice = list(plan.transfers) + [t._replace(id=len(plan.transfers))]

@@ -47,7 +47,8 @@ class Propagation:
         self.source = self.index[platform.source]
         self.arc_index = {a: k for k, a in enumerate(self.arcs)}
         # the arcs' ends as arrays, for the thousands of flow networks built on them
-        self.ends = (np.array(self.tails, dtype=np.int32), np.array(self.heads, dtype=np.int32))
+        self.ends = (np.array(self.tails, dtype=np.int32),
+                     np.array(self.heads, dtype=np.int32))
 
     def settle(self, caps, level, settled=None, acc=None, start=None):
         """Spread the rule from ``start`` (default: the source) with capacities

@@ -56,9 +56,9 @@ class FlowNetwork:
             # graph by the largest index it saw): a sink or a source without links that
             # carry capacity still gets a max-flow of 0 and a cut containing the source.
             last = len(self.nodes) - 1
-            chosen = np.array(keep, dtype=np.int64)
-            tails = np.append(np.asarray(ends[0], dtype=np.int32)[chosen], 0).astype(np.int32)
-            heads = np.append(np.asarray(ends[1], dtype=np.int32)[chosen], last).astype(np.int32)
+            tails, heads = (np.asarray(e, dtype=np.int32)[keep] for e in ends)
+            tails = np.append(tails, 0).astype(np.int32)
+            heads = np.append(heads, last).astype(np.int32)
             self._smf.add_arcs_with_capacity(tails, heads,
                                              np.array(self.capacities + [0], dtype=np.int64))
 

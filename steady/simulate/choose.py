@@ -202,7 +202,7 @@ def horizon_choice(platform, result, horizon, effort=DEFAULT, rules=None, most=N
                 after = min((e.pattern.warmup for e in entries), default=None)
                 improvers.append({"max_messages": m, "improver": "regrow", "how": how,
                                   "result": f"warm-up {before} -> {after} periods"})
-    if not tried:   # no regrowth came through: the lagging timetables as built
+    if not tried:   # every timetable lagged and none was regrown: count them as built
         for m, table, ratio in deferred:
             tried += _counted(m, table, ratio, "", periodic, k, cap)
     if PIPELINED in periodic:
@@ -272,7 +272,7 @@ def _routed(tried, k: Fraction, most: int) -> list[Candidate]:
 def _warmups(tried, table) -> list[int]:
     return ([c.pattern.warmup for c in tried
              if c.table is table and c.forwarding == PIPELINED]
-            or [PeriodicPattern(table, PIPELINED).warmup])
+            or [table.warmup()])   # not counted as built: its lags read afresh
 
 
 def _promising(built, tried, cap: Fraction, most: int) -> list:
