@@ -40,6 +40,7 @@ from fractions import Fraction
 from ..network.resources import (alternative_routes, transfer_model, whole_hold_bound,
                                  whole_hold_rows, whole_holds)
 from .effort import DEFAULT, effort as effort_of
+from .fat_tree_phases import phased_timetable
 from .list_schedule import route_list_schedule
 from .timetable import Timetable, Tree
 
@@ -230,20 +231,27 @@ def collective_timetable(platform, result, max_messages: int,
     if most < 1:
         raise ValueError(f"the relative rates need {max(shares.values())} messages per "
                          "period at the root of the largest rate: raise max_messages")
-    fams = families(platform, result, effort.collective_pricing,
-                    effort.collective_neighbours)
-    candidates = chunk_counts(fams, result.rate, roots, most, effort)
-    candidates.sort(key=lambda item: (-item[0], -item[1]))
-    best = None
-    for bound, k, weights in candidates:
-        if best is not None and bound <= best[0]:
-            break   # no timetable of these trees beats the one in hand
-        table = route_list_schedule(platform,
-                                    balanced_routes(platform, expanded(fams, weights)),
-                                    effort)
-        ratio = table.rate(roots) / result.rate
-        if best is None or ratio > best[0]:
-            best = (ratio, k, bound, table)
+    best, construction = None, "integer rooted trees, route rounds and list schedule"
+    phased = phased_timetable(platform, result, most)
+    if phased is not None:   # an oversubscribed fat tree: phases built by hand
+        table, k = phased
+        best = (table.rate(roots) / result.rate, k, Fraction(1), table)
+        construction = "phases of fast and slow transfers on an oversubscribed fat tree"
+    if best is None or best[0] < 1:
+        fams = families(platform, result, effort.collective_pricing,
+                        effort.collective_neighbours)
+        candidates = chunk_counts(fams, result.rate, roots, most, effort)
+        candidates.sort(key=lambda item: (-item[0], -item[1]))
+        for bound, k, weights in candidates:
+            if best is not None and bound <= best[0]:
+                break   # no timetable of these trees beats the one in hand
+            table = route_list_schedule(platform,
+                                        balanced_routes(platform, expanded(fams, weights)),
+                                        effort)
+            ratio = table.rate(roots) / result.rate
+            if best is None or ratio > best[0]:
+                best = (ratio, k, bound, table)
+                construction = "integer rooted trees, route rounds and list schedule"
     ratio, k, bound, table = best
     table.check()
     row = whole_hold_bound(transfer_model(platform), table.route_counts) * table.unit
@@ -254,7 +262,7 @@ def collective_timetable(platform, result, max_messages: int,
     stats = {"chunks_per_root": k * max(shares.values()), "trees": len(table.trees),
              "transfers": sum(len(rs) for rs in table.runs.values()),
              "ratio": ratio, "bound": bound,
-             "construction": "integer rooted trees, route rounds and list schedule"}
+             "construction": construction}
     return table, stats
 
 
