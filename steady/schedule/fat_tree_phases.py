@@ -1,40 +1,48 @@
 """Phased allgather timetables on oversubscribed fat trees (ours; issue 43,
 proofs/collectives.md §9 "Oversubscribed fat trees").
 
-In ``fat_tree_platform(k, B, o)`` with an integer oversubscription 2 <= o <= k/2, a
-route inside an edge switch (host -> edge -> host, *fast*) runs at B and holds both host
-links whole; a route through the aggregation layer (*slow*) runs at B/o and holds 1/o
-of its host links and every switch link it crosses whole.  At the optimum every host
-link is busy all the time (x* = B/(N-1), N = k^3/4 hosts), so at every instant a host
-link carries one fast transfer or o slow ones.  The list schedule does not find such
-instants (480/577 on k = 4, o = 2); this module builds them by hand:
+In ``fat_tree_platform(k, B, o)`` with an integer oversubscription o >= 2, a route
+inside an edge switch (host -> edge -> host, *fast*) runs at B and holds both host links
+whole; a route through the aggregation layer (*slow*) runs at B/o and holds 1/o of its
+host links and every switch link it crosses whole.  With o <= h = k/2, at the optimum
+every host link is busy all the time (x* = B/(N-1), N = k^3/4 hosts), so at every
+instant a host link carries one fast transfer or o slow ones; with o > h the edge
+switches' downlinks bind instead (x* = B/(o(k^2/2 - 1)): each carries one slow transfer
+at every instant) and a fast transfer into a host excludes every slow one.  The list
+schedule does not find such instants (480/577 on k = 4, o = 2; 0.779 at o = 4); this
+module builds them by hand:
 
 * **Slots and phases.**  A period is S slots of one slow message time τ = o/B; a fast
-  transfer sends o messages back to back in a slot.  The hosts under an edge switch
-  are numbered j = 0 .. h-1 (h = k/2); in *phase* φ (S/h slots) host φ of every edge
-  switch receives o slow transfers per slot, host φ-1 sends o, and the fast chain
-  φ -> φ+1 -> ... -> φ-1 (mod h) runs inside every edge switch.  Every host link is
-  then full at every instant.
+  transfer sends up to o messages back to back in a slot.  The hosts under an edge
+  switch are numbered j = 0 .. h-1; in *phase* φ (S/h slots) host φ of every edge
+  switch receives q = min(o, h) slow transfers per slot, host φ-1 sends q, and the
+  fast chain φ -> φ+1 -> ... -> φ-1 (mod h) runs inside every edge switch.  With
+  o <= h every host link is then full at every instant; with o > h every link between
+  an edge and an aggregation switch is.
 * **Trees whose every edge goes from host index i to i + 1 (mod h)**, fast inside an
   edge switch, slow across.  For the root (0, 0, 0): type A reaches every other edge
   switch F once, by a slow edge from the root's edge switch into host i_F, then the
   chain i_F -> i_F + 1 -> ...; type B enters one edge switch twice (two chains), one
-  slow edge more.  A share 2/k of type A makes the slow edges (N-1)m/h per root, the
-  slow receptions of a host per period.  Every other root u gets the images under the
-  translation g_u of (pod, edge, host) indices (a group acting freely and
+  slow edge more.  With o <= h, a share 2/k of type A makes the slow edges (N-1)m/h
+  per root, the slow receptions of a host per period; with o > h all are of type A
+  (the fewest slow edges, k^2/2 - 1 per tree).  Every other root u gets the images
+  under the translation g_u of (pod, edge, host) indices (a group acting freely and
   transitively on the hosts), so every host sends and receives, fast and slow,
   exactly the family's counts: the phases' demands.
 * **Slots from matchings.**  In phase φ the slow transfers form a bipartite multigraph
-  from the hosts φ-1 to the hosts φ, regular of degree oS/h: König's theorem
-  (:func:`.matchings.weighted_edge_coloring`) splits it into perfect matchings, o per
+  from the hosts φ-1 to the hosts φ, regular of degree qS/h: König's theorem
+  (:func:`.matchings.weighted_edge_coloring`) splits it into perfect matchings, q per
   slot, matching a taking aggregation switch a (one uplink and one downlink per edge
   switch); between pods, the transfers of one plane form a bipartite multigraph of
-  pods of degree <= h, coloured again with the h core switches of the plane.
+  pods of degree <= h, coloured again with the h core switches of the plane.  The
+  fast messages of a pair (j, j+1) are spread evenly over the slots of its h-1 phases
+  (o per slot exactly when o <= h).
 
-The period is S·τ, the host links' load: the ratio is 1 (x* = B/(N-1): the
-construction reaches the host links' cut bound, so the optimum is that bound).  Runtime
-checks: the regular degrees, :func:`.matchings.check_coloring` inside the colouring,
-``Timetable.check`` (the resource rule at every instant, every tree edge's count).
+The period is S·τ, the load of the binding links: the ratio is 1 (the construction
+reaches the host links' or the edge switches' cut bound, so the optimum is that
+bound).  Runtime checks: the regular degrees, :func:`.matchings.check_coloring` inside
+the colouring, the fast messages per slot, ``Timetable.check`` (the resource rule at
+every instant, every tree edge's count).
 """
 
 from __future__ import annotations
@@ -52,7 +60,7 @@ from .timetable import Timetable, Tree, extend_runs
 
 def fat_tree_shape(platform) -> tuple | None:
     """(k, B, o) when ``platform`` is, link for link and name for name,
-    ``fat_tree_platform(k, B, o)`` with an integer o, 2 <= o <= k/2; else None."""
+    ``fat_tree_platform(k, B, o)`` with an integer o >= 2; else None."""
     if platform.ports != MULTI_PORT or not platform.switches:
         return None
     n = len(platform.compute_nodes)
@@ -65,7 +73,7 @@ def fat_tree_shape(platform) -> tuple | None:
     except (KeyError, ValueError):
         return None
     over = up / host
-    if over.denominator != 1 or not 2 <= over <= k // 2:
+    if over.denominator != 1 or over < 2:
         return None
     built = fat_tree_platform(k, 1 / host, int(over))
     if (set(built.links) != set(platform.links)
@@ -76,11 +84,14 @@ def fat_tree_shape(platform) -> tuple | None:
 
 
 def chunk_count(k: int, o: int, most: int) -> int | None:
-    """The largest m <= ``most`` chunks per root the phases hold: S = (N-1)m/o slots,
-    a multiple of h phases, and 2m/k trees of type A (module docstring); None if none."""
-    n, h = k ** 3 // 4, k // 2
+    """The largest m <= ``most`` chunks per root the phases hold: S slots (:func:`_slots`)
+    a multiple of h phases, and 2m/k trees of type A when o <= h (module docstring);
+    None if none."""
+    h = k // 2
     for m in range(most, 0, -1):
-        if ((n - 1) * m) % (o * h) == 0 and (2 * m) % k == 0:
+        if o > h and (_slots(k, o, m)) % h == 0:
+            return m
+        if o <= h and ((k ** 3 // 4 - 1) * m) % (o * h) == 0 and (2 * m) % k == 0:
             return m
     return None
 
@@ -127,38 +138,53 @@ def phased_timetable(platform, result, most: int):
     m = chunk_count(k, o, most)
     if m is None:
         return None
-    h, n = k // 2, k ** 3 // 4
-    slots = (n - 1) * m // o
+    h, q = k // 2, min(o, k // 2)
+    slots = _slots(k, o, m)
     model = transfer_model(platform)
     fast, slow = 1 / bandwidth, o / bandwidth
     unit = math.lcm(fast.denominator, slow.denominator)
     tau = int(slow * unit)
-    trees, demand = _trees(k, m), [dict() for _ in range(h)]
+    trees = _trees(k, m, o)
+    demand, chain = [dict() for _ in range(h)], {}
     for tree in trees:
         for child, par in tree.parent.items():
             if _edge_of(par) != _edge_of(child):   # slow: received in phase of child
                 phase = int(child.rsplit(".h", 1)[1])
                 demand[phase][(par, child)] = demand[phase].get((par, child), 0) + tree.weight
+            else:
+                chain[(par, child)] = chain.get((par, child), 0) + tree.weight
     runs: dict = {}
     moved: dict = {}
     per_phase = slots // h
     for phase in range(h):
-        matchings = _perfect_matchings(demand[phase], o * per_phase)
+        matchings = _perfect_matchings(demand[phase], q * per_phase)
         for s in range(per_phase):
             start = (phase * per_phase + s) * tau
-            planes = matchings[s * o:(s + 1) * o]
-            for route in _slot_routes(k, planes):
+            for route in _slot_routes(k, matchings[s * q:(s + 1) * q]):
                 extend_runs(runs.setdefault(route, []), start, 1, tau)
                 moved.setdefault(_ends(model, route), []).append(route)
-            for p, e in _edge_switches(k):   # the fast chain phase -> ... -> phase-1
-                for t in range(h - 1):
-                    a, b = (phase + t) % h, (phase + t + 1) % h
-                    route = (_name(k, (p, e, a)), f"p{p}.edge{e}", _name(k, (p, e, b)))
-                    extend_runs(runs.setdefault(route, []), start, o, tau // o)
+    for (a, b), count in chain.items():   # the fast chains, spread over their slots
+        active = [phase * per_phase + s for phase in range(h)
+                  if phase != int(b.rsplit(".h", 1)[1]) for s in range(per_phase)]
+        route = (a, _switch_of(a), b)
+        for i, slot in enumerate(active):
+            sent = count // len(active) + (i < count % len(active))
+            if sent > o:   # pragma: no cover - chunk_count: the chains fit their slots
+                raise AssertionError("postcondition: a fast chain overfills its slot")
+            if sent:
+                extend_runs(runs.setdefault(route, []), slot * tau, sent, tau // o)
     trees = rerouted_trees(trees, moved, model)
     table = Timetable.from_route_runs(platform, trees, runs, slots * tau, unit)
     table.check()
     return table, m
+
+
+def _slots(k: int, o: int, m: int) -> int:
+    """S: the slots of a period (module docstring): the host links' load (N-1)m/o when
+    o <= h, the edge switches' downlinks' (k^2/2 - 1)m (h slow per slot) beyond."""
+    if o <= k // 2:
+        return (k ** 3 // 4 - 1) * m // o
+    return (k * k // 2 - 1) * m
 
 
 def _edge_of(name: str) -> str:
@@ -176,11 +202,12 @@ def _ends(model, route) -> tuple:
     return (held[0][0], held[-1][0])
 
 
-def _trees(k: int, m: int) -> list[Tree]:
-    """Every root's images of the two skeletons, 2m/k of type A and the rest of type B,
-    with a placeholder route (plane 0, core 0) on every slow edge."""
+def _trees(k: int, m: int, o: int) -> list[Tree]:
+    """Every root's images of the two skeletons, 2m/k of type A and the rest of type B
+    (o <= h), or m of type A (o > h: the fewest slow edges), with a placeholder route (plane 0, core 0) on every slow edge."""
     h = k // 2
-    shapes = [(s, w) for s, w in zip(skeletons(k), (2 * m // k, m - 2 * m // k)) if w]
+    share = 2 * m // k if o <= h else m
+    shapes = [(s, w) for s, w in zip(skeletons(k), (share, m - share)) if w]
     out = []
     for p in range(k):
         for e in range(h):
