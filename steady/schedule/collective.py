@@ -40,7 +40,7 @@ from fractions import Fraction
 from ..network.resources import (alternative_routes, transfer_model, whole_hold_bound,
                                  whole_hold_rows, whole_holds)
 from .effort import DEFAULT, effort as effort_of
-from .fat_tree_phases import phased_timetable
+from .clos_phases import phased_timetable
 from .list_schedule import route_list_schedule
 from .timetable import Timetable, Tree
 
@@ -233,10 +233,10 @@ def collective_timetable(platform, result, max_messages: int,
                          "period at the root of the largest rate: raise max_messages")
     best, construction = None, "integer rooted trees, route rounds and list schedule"
     phased = phased_timetable(platform, result, most)
-    if phased is not None:   # an oversubscribed fat tree: phases built by hand
+    if phased is not None:   # a Clos fabric (fat tree, leaf-spine): phases built by hand
         table, k = phased
         best = (table.rate(roots) / result.rate, k, Fraction(1), table)
-        construction = "phases of fast and slow transfers on an oversubscribed fat tree"
+        construction = "phases of fast and slow transfers on a Clos fabric"
     if best is None or best[0] < 1:
         fams = families(platform, result, effort.collective_pricing,
                         effort.collective_neighbours)
