@@ -176,7 +176,7 @@ def test_a_k6_fat_tree_reaches_the_optimum():
 def test_an_oversubscribed_fat_tree_reaches_the_target():
     """fat_tree_platform(4, oversubscription=2) at M <= 64: 480/577 by the list schedule
     (every host link must carry one fast or two slow transfers at every instant); the
-    phases built by hand (steady.schedule.fat_tree_phases) reach the optimum exactly,
+    phases built by hand (steady.schedule.clos_phases) reach the optimum exactly,
     and steady verify agrees."""
     platform = fat_tree_platform(4, oversubscription=2)
     result = collective_throughput(platform, "allgather")
