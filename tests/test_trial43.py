@@ -34,3 +34,38 @@ def test_an_empty_sources_is_refused_on_a_one_port_platform_too(capsys):
     code, out, err = run(capsys, "throughput", SAMPLES / "figure1.json", "--sources", "")
     assert code == 2 and not out
     assert_one_line_error(err, "--sources")
+
+
+PACKAGE = Path(__file__).resolve().parent.parent / "steady"
+
+
+def _direct_solves() -> list[str]:
+    """Lines of steady/ (but steady/interrupts.py) that call a pywraplp solver's
+    ``Solve()`` themselves instead of through ``steady.interrupts.solve_linear``."""
+    found = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        if path.name == "interrupts.py" and path.parent == PACKAGE:
+            continue
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if ".Solve(" in line and not line.lstrip().startswith("#"):
+                found.append(f"{path.relative_to(PACKAGE.parent)}:{number}")
+    return found
+
+
+def test_the_scanner_finds_a_direct_solve(tmp_path, monkeypatch):
+    """The scan below can fail: it sees a direct call in a package file."""
+    (tmp_path / "m.py").write_text("status = solver.Solve()\n", encoding="utf-8")
+    monkeypatch.setattr(f"{__name__}.PACKAGE", tmp_path)
+    assert _direct_solves() == [f"{tmp_path.name}/m.py:1"]
+
+
+@pytest.mark.xfail(strict=True, reason="steady/schedule/collective.py _solved calls "
+                   "solver.Solve() itself (SCIP's own Ctrl-C handler swallows SIGINT: "
+                   "`steady tradeoff --collective allgather` ran to the end, exit 0, "
+                   "when interrupted); left to the helper who owns that file")
+def test_every_scip_or_glop_solve_goes_through_the_interrupts_module():
+    """docs/cli.md: Ctrl-C gives exit 130 at any moment.  SCIP catches SIGINT itself
+    (misc/catchctrlc) and returns a partial answer as if nothing happened, unless the
+    call goes through steady.interrupts.solve_linear (which turns that off and stops
+    the solver on a signal)."""
+    assert _direct_solves() == []
