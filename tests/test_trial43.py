@@ -69,3 +69,27 @@ def test_every_scip_or_glop_solve_goes_through_the_interrupts_module():
     call goes through steady.interrupts.solve_linear (which turns that off and stops
     the solver on a signal)."""
     assert _direct_solves() == []
+
+
+@pytest.mark.parametrize("attribute, value, reason", [
+    ("capacity", 0, "must be > 0"), ("capacity", -1, "must be > 0"),
+    ("capacity", float("nan"), "not a finite number"), ("capacity", "abc", "not a number"),
+    ("capacity", None, "missing number"), ("weight", 0, "must be > 0")])
+def test_a_networkx_refusal_names_the_graph_s_attribute(attribute, value, reason):
+    """ForestColl's graphs carry ``capacity`` (or networkx's ``weight``): a bad value
+    was refused as ``links[0] (g0->sw).bandwidth`` (or ``.cost``), an attribute the
+    graph does not have."""
+    import networkx as nx
+
+    from steady.errors import InputError
+    from steady.platform import Platform
+
+    graph = nx.DiGraph()
+    for g in ("g0", "g1"):
+        graph.add_edge(g, "sw", **{attribute: 25})
+        graph.add_edge("sw", g, **{attribute: 25})
+    graph["g0"]["sw"][attribute] = value
+    with pytest.raises(InputError) as caught:
+        Platform.from_networkx(graph, "g0", compute_nodes=["g0", "g1"], ports="multi-port")
+    assert caught.value.element == f"links[0] (g0->sw).{attribute}"
+    assert reason in caught.value.reason
