@@ -93,3 +93,15 @@ def test_a_networkx_refusal_names_the_graph_s_attribute(attribute, value, reason
         Platform.from_networkx(graph, "g0", compute_nodes=["g0", "g1"], ports="multi-port")
     assert caught.value.element == f"links[0] (g0->sw).{attribute}"
     assert reason in caught.value.reason
+
+
+def test_one_root_solved_is_singular():
+    """An allgather on a transitive fabric solves one root: "1 root solved" (it said
+    "1 roots solved"); an allreduce solves two (one per direction)."""
+    from steady.throughput.collective import collective_throughput
+
+    path = SAMPLES / "collectives" / "a100-1.json"
+    assert collective_throughput(path, "allgather").stats["symmetry"] == \
+        "group of order 8, 1 root solved"
+    assert collective_throughput(path, "allreduce").stats["symmetry"] == \
+        "group of order 8, 2 roots solved"
