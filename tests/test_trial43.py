@@ -1,5 +1,6 @@
 """What issue 43's second new-user trial (trial43) found wrong, one test per defect."""
 
+from fractions import Fraction
 from pathlib import Path
 
 import pytest
@@ -105,3 +106,19 @@ def test_one_root_solved_is_singular():
         "group of order 8, 1 root solved"
     assert collective_throughput(path, "allreduce").stats["symmetry"] == \
         "group of order 8, 2 roots solved"
+
+
+@pytest.mark.parametrize("x, shown", [
+    (Fraction(1, 3_000_000), "1/3000000 (~3.333333e-7)"),
+    (Fraction(-1, 3 * 10 ** 9), "-1/3000000000 (~-3.333333e-10)"),
+    (Fraction(1, 10 ** 7), "1/10000000 = 1e-7"),
+    (Fraction(2, 3), "2/3 (~0.666667)"),
+    (Fraction(47, 10 ** 7), "47/10000000 (~0.000005)"),
+    (Fraction(1, 7 * 10 ** 40), "~1.428571e-41 (exact value in the file)")])
+def test_a_tiny_rate_is_not_shown_as_zero(x, shown):
+    """A fabric whose bandwidths are in bytes per microsecond (or a rate per root of
+    1/3000000) printed ``1/3000000 (~0)``: the rounded decimal now keeps 7 significant
+    digits when the 6 places would read 0."""
+    from steady.present.sheet import number
+
+    assert number(x) == shown
