@@ -122,3 +122,24 @@ def test_a_tiny_rate_is_not_shown_as_zero(x, shown):
     from steady.present.sheet import number
 
     assert number(x) == shown
+
+
+def test_the_collective_lp_s_refusal_points_to_a_limit_that_is_documented(tmp_path, capsys):
+    """One link of the heterogeneous cluster sample 10^20 times faster: GLOP gives up,
+    and the one-line refusal says "no exact fallback for collectives yet
+    (docs/limits.md)" -- which docs/limits.md did not mention."""
+    import json
+
+    doc = json.loads((SAMPLES / "collectives" / "hetero-cluster.json").read_text(
+        encoding="utf-8"))
+    del doc["links"][0]["cost"]
+    doc["links"][0]["bandwidth"] = "1e20"
+    path = tmp_path / "far.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    code, out, err = run(capsys, "throughput", path, "--collective", "allgather")
+    assert code == 2 and not out
+    assert_one_line_error(err, "costs")
+    assert "no exact fallback for collectives yet (docs/limits.md)" in err
+    limits = " ".join((SAMPLES.parent / "docs" / "limits.md").read_text(
+        encoding="utf-8").split())
+    assert "no exact fallback for collectives yet" in limits
