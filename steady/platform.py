@@ -374,12 +374,15 @@ class Platform(JsonDocument):
                 if "cost" in entry or "bandwidth" in entry:
                     raise InputError(origin, f"links[{i}] ({u}->{v})", "give one of "
                                      "'cost', 'bandwidth' or 'capacity' (several given)")
-                entry["bandwidth"] = data["capacity"]
+                # checked here so that a refusal names the attribute the graph has
+                entry["bandwidth"] = document_number(data["capacity"], origin,
+                                                     f"links[{i}] ({u}->{v}).capacity")
             if "cost" not in entry and "bandwidth" not in entry:
                 if "weight" not in data:
                     raise InputError(origin, f"links[{i}] ({u}->{v})", "give one of "
                                      "'cost', 'bandwidth', 'capacity' or 'weight' (neither given)")
-                entry["cost"] = data["weight"]
+                entry["cost"] = document_number(data["weight"], origin,
+                                                f"links[{i}] ({u}->{v}).weight")
             links.append(entry)
         doc = {"format": FORMAT, "version": VERSION, "source": str(source),
                "nodes": [str(v) for v in graph.nodes], "links": links}

@@ -120,7 +120,7 @@ def test_networkx_errors_name_the_element():
                                          "'bandwidth', 'capacity' or 'weight'"):
         as_platform(g)
     g["s"]["t"]["weight"] = -1
-    with pytest.raises(InputError, match=r"links\[0\] \(s->t\)\.cost: must be > 0"):
+    with pytest.raises(InputError, match=r"links\[0\] \(s->t\)\.weight: must be > 0"):
         as_platform(g)
 
 

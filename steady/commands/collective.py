@@ -27,6 +27,20 @@ _BUS_WORDS = {"broadcast": "= algbw", "allgather": "algbw·(N-1)/N, as nccl-test
               "allreduce": "algbw·2(N-1)/N, as nccl-tests"}
 
 
+def comma_list(text: str) -> str:
+    """An argparse check of ``--sources`` and ``--rates``: a comma-separated list with
+    no empty item (an empty value, e.g. an unset shell variable, would otherwise read
+    as "not given" and silently run the default collective)."""
+    if not text or "" in text.split(","):
+        raise ValueError(f"an empty item in {text!r} (a comma-separated list "
+                         "without empty items)")
+    return text
+
+
+#: The argparse ``type=`` of ``--sources`` and ``--rates``.
+COMMA_LIST = options.checked_type(comma_list, "comma list")
+
+
 def add_options(parser, size: bool = True) -> None:
     """``--collective``, ``--sources``, ``--rates`` (and ``--size``)."""
     group = parser.add_argument_group("collectives (issue 43: multi-port or switched "
@@ -35,9 +49,9 @@ def add_options(parser, size: bool = True) -> None:
                        help="the collective the schedule serves (the default on a "
                             "multi-port or switched platform: broadcast); its period holds "
                             "at most --max-messages chunks per root")
-    group.add_argument("--sources", metavar="A,B,...",
+    group.add_argument("--sources", metavar="A,B,...", type=COMMA_LIST,
                        help="a broadcast from these compute nodes (default: the source)")
-    group.add_argument("--rates", metavar="R1,R2,...",
+    group.add_argument("--rates", metavar="R1,R2,...", type=COMMA_LIST,
                        help="relative rates of --sources (exact numbers > 0; default all 1)")
     if size:
         group.add_argument("--size", metavar="S", type=options.exact(),

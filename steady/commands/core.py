@@ -872,9 +872,9 @@ def add_commands(sub) -> None:
                                              "allreduce"),
                     help="the exact optimal rate of a collective (the default "
                          "on a multi-port or switched platform: broadcast)")
-    tp.add_argument("--sources", metavar="A,B,...",
+    tp.add_argument("--sources", metavar="A,B,...", type=collective.COMMA_LIST,
                     help="broadcast from these compute nodes (default: the source)")
-    tp.add_argument("--rates", metavar="R1,R2,...",
+    tp.add_argument("--rates", metavar="R1,R2,...", type=collective.COMMA_LIST,
                     help="relative rates of --sources (exact numbers > 0; default all 1)")
     tp.add_argument("--size", metavar="S", type=options.exact(),
                     help="also the time of a collective of S units of data (S / algbw)")

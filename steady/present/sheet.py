@@ -57,7 +57,11 @@ def exact(x, where: str = IN_THE_FILE) -> str:
         return text
     whole = int_text(abs(x.numerator) // x.denominator)
     if len(whole) < 16:
-        return f"~{decimal_text(x)} ({where})"
+        decimal = decimal_text(x)
+        if Fraction(decimal) == 0 and x != 0:  # "~0" would hide the magnitude
+            mantissa, shift = _scientific(x)
+            decimal = f"{mantissa}e-{shift}"
+        return f"~{decimal} ({where})"
     sign = "-" if x < 0 else ""
     return f"{sign}{whole[0]}.{whole[1:7]}e+{len(whole) - 1} ({len(whole)} digits; {where})"
 
@@ -86,7 +90,22 @@ def number(x, where: str = IN_THE_FILE) -> str:
     decimal = decimal_text(x)
     if Fraction(decimal) == x:
         return f"{text} = {decimal}"
+    if Fraction(decimal) == 0:  # |x| <= 5e-7: "(~0)" would hide its magnitude
+        mantissa, shift = _scientific(x)
+        decimal = f"{mantissa}e-{shift}"
+        if Fraction(mantissa) / 10 ** shift == x:
+            return f"{text} = {decimal}"
     return f"{text} (~{decimal})"
+
+
+def _scientific(x: Fraction) -> tuple[str, int]:
+    """(mantissa, k): a small non-zero number as mantissa·10^-k, the mantissa's
+    rounded decimal with 7 significant digits at most (``3.333333``, 7 for 1/3000000),
+    computed exactly."""
+    shift = 0
+    while abs(x) * 10 ** shift < 1:
+        shift += 1
+    return decimal_text(x * 10 ** shift), shift
 
 
 def percent(ratio) -> str:

@@ -215,8 +215,10 @@ def _result(platform, kind, roots, sol, group, why, a, bound) -> CollectiveResul
         stats["information_bound" if kind == "allreduce" else "cut_bound"] = bound.bound
         if bound.bound == x:
             cut = bound
-    stats.update({"symmetry": f"group of order {order}, {len(sol.root_costs)} roots "
-                              "solved" if group is not None else f"none ({why})",
+    solved = len(sol.root_costs)
+    stats.update({"symmetry": f"group of order {order}, {solved} "
+                              f"root{'' if solved == 1 else 's'} solved"
+                              if group is not None else f"none ({why})",
                   "trees": len(trees), "cost_scale": format_exact(a)})
     certificate = CollectiveCertificate(prices, root_costs, tree_bounds,
                                         tuple(platform.symmetry) if group is not None else (),
