@@ -60,10 +60,6 @@ def test_the_scanner_finds_a_direct_solve(tmp_path, monkeypatch):
     assert _direct_solves() == [f"{tmp_path.name}/m.py:1"]
 
 
-@pytest.mark.xfail(strict=True, reason="steady/schedule/collective.py _solved calls "
-                   "solver.Solve() itself (SCIP's own Ctrl-C handler swallows SIGINT: "
-                   "`steady tradeoff --collective allgather` ran to the end, exit 0, "
-                   "when interrupted); left to the helper who owns that file")
 def test_every_scip_or_glop_solve_goes_through_the_interrupts_module():
     """docs/cli.md: Ctrl-C gives exit 130 at any moment.  SCIP catches SIGINT itself
     (misc/catchctrlc) and returns a partial answer as if nothing happened, unless the

@@ -37,18 +37,13 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
+from ..interrupts import solve_linear
 from ..network.resources import (alternative_routes, transfer_model, whole_hold_bound,
                                  whole_hold_rows, whole_holds)
 from .effort import DEFAULT, effort as effort_of
 from .clos_phases import phased_timetable
 from .list_schedule import route_list_schedule
 from .timetable import Timetable, Tree
-
-
-def is_todays_problem(platform, roots) -> bool:
-    """One root, the source, "out", on a one-port platform without switches: the
-    broadcast of 002, scheduled by :mod:`.timed` as it always was."""
-    return platform.classic and list(roots) == [(platform.source, "out")]
 
 
 def root_shares(roots: dict) -> dict:
@@ -304,8 +299,8 @@ def _solved(solver, w, fams, roots: dict, k: int, start: list[int], nodes: int):
     from ortools.linear_solver import pywraplp
 
     solver.SetHint(w, [float(x) for x in start])
-    solver.SetSolverSpecificParametersAsString(f"limits/nodes = {nodes}\n")
-    status = solver.Solve()
+    # through steady.interrupts: SCIP's own handler would swallow Ctrl-C
+    status = solve_linear(solver, f"limits/nodes = {nodes}\n")
     if status not in (pywraplp.Solver.OPTIMAL, pywraplp.Solver.FEASIBLE):
         return start
     found = [max(0, round(x.solution_value())) for x in w]
