@@ -162,7 +162,7 @@ def horizon_choice(platform, result, horizon, effort=DEFAULT, rules=None, most=N
             break   # trees beyond the regrowth's work bound lag tens of periods
         if best_hope is not None and ratio_hint(platform, result, m, effort) * cap \
                 - LEAST_LAG * m < best_hope:
-            worse += 1   # even at its bound this period cannot catch up: not built
+            worse += 1   # by the estimate this period cannot catch up: not built
             continue
         table, _ = timed_timetable(platform, result, m, effort, families, cuts)
         key = (table.messages, table.period_time)
