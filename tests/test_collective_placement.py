@@ -184,3 +184,46 @@ def test_an_oversubscribed_fat_tree_reaches_the_target():
     assert stats["ratio"] == 1 and stats["chunks_per_root"] == 64
     assert stats["construction"].startswith("phases")
     assert verify(platform, table.schedule(result)).ratio == 1
+
+
+def test_halvings_are_the_counts_below_the_scan():
+    from steady.schedule.collective import halvings
+    assert halvings(64, 48) == [32, 16, 8, 4, 2, 1]
+    assert halvings(64, 16) == [8, 4, 2, 1]
+    assert halvings(1, 1) == []
+
+
+def _hetero_asym() -> Platform:
+    """The new-user trial's asymmetric cluster (benchmarks/trial43_topologies.py, F):
+    three racks of different speeds, up- and down-links unequal, a side link."""
+    links = []
+
+    def both(a, b, bw, back=None):
+        links.append({"from": a, "to": b, "bandwidth": str(bw)})
+        links.append({"from": b, "to": a, "bandwidth": str(bw if back is None else back)})
+    for i in range(3):
+        both(f"x{i}", "tor0", 100, 40)
+    for i in range(5):
+        both(f"y{i}", "tor1", 25)
+    for i in range(2):
+        both(f"z{i}", "tor2", "25/2")
+    both("tor0", "agg", 80, 60)
+    both("tor1", "agg", 30)
+    both("tor2", "agg", 20)
+    both("x0", "y0", 7)
+    return Platform.from_dict({"format": "steady-platform", "version": 1, "source": "x0",
+                               "ports": "multi-port", "links": links,
+                               "switches": ["tor0", "tor1", "tor2", "agg"]})
+
+
+@pytest.mark.slow
+def test_at_most_64_chunks_is_no_worse_than_16_when_16_is_a_halving():
+    """The trial's allreduce got 0.830 at <= 16 chunks and 0.650 at <= 64 (the list
+    schedule is not monotone in the chunk count): the halvings of 64 include 16, so the
+    timetable at <= 64 is at least the one built for 16 (same effort, same weights)."""
+    platform = _hetero_asym()
+    result = collective_throughput(platform, "allreduce")
+    _, at16 = collective_timetable(platform, result, 16)
+    table, at64 = collective_timetable(platform, result, 64)
+    assert at64["ratio"] >= at16["ratio"]
+    assert verify(platform, table.schedule(result)).ratio == at64["ratio"]

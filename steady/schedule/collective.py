@@ -181,22 +181,16 @@ def chunk_counts(fams, rate, roots, most: int, effort) -> list[tuple]:
     MILP (:func:`packed_weights`, ``effort.collective_nodes`` nodes) when that bounds
     them higher; candidates: the top quarter of 1..most from the top, at most
     ``effort.collective_counts`` of them evenly spread, the scan stopping at a bound of
-    1 (nothing beats it).  Each of the :data:`SPREAD_COUNTS` best counts comes first
+    1 (nothing beats it); then up to ``effort.collective_halvings`` halvings of ``most``
+    below the scan (:func:`halvings`), scored alike.  Each of the :data:`SPREAD_COUNTS` best counts comes first
     with its weights spread (:func:`spread_weights`) when they keep its bound, then as
     found; the others as found."""
     low = max(1, most - most // 4)
     step = max(1, (most - low + 1) // max(1, effort.collective_counts))
     scored = []
     for k in range(most, low - 1, -step):
-        weights = rounded_weights(fams, rate, roots, k)
-        bound = weights_bound(fams, weights, rate, roots, k)
-        if effort.collective_nodes and bound < 1:
-            found = packed_weights(fams, rate, roots, k, weights, effort.collective_nodes)
-            better = weights_bound(fams, found, rate, roots, k)
-            if better > bound:
-                bound, weights = better, found
-        scored.append((bound, k, weights))
-        if bound == 1:
+        scored.append(_scored(fams, rate, roots, k, effort))
+        if scored[-1][0] == 1:
             break
     scored.sort(key=lambda item: (-item[0], -item[1]))
     out = []
@@ -206,7 +200,36 @@ def chunk_counts(fams, rate, roots, most: int, effort) -> list[tuple]:
             if spread != weights and weights_bound(fams, spread, rate, roots, k) == bound:
                 out.append((bound, k, spread))   # the same bound, tried first
         out.append((bound, k, weights))
-    return out[:effort.collective_built]
+    out = out[:effort.collective_built]
+    # the list schedule does not get better with k: a period of fewer chunks can end
+    # nearer its bound (hetero-asym allreduce: 0.830 at 16, 0.650 at 64), so halvings
+    # of ``most`` below the scan come last, tried when they can still beat what is built
+    for k in halvings(most, low)[:effort.collective_halvings]:
+        out.append(_scored(fams, rate, roots, k, effort))
+    return out
+
+
+def _scored(fams, rate, roots, k: int, effort) -> tuple:
+    """(bound, k, weights): the rounded weights for k chunks, packed by the MILP when
+    that bounds them higher."""
+    weights = rounded_weights(fams, rate, roots, k)
+    bound = weights_bound(fams, weights, rate, roots, k)
+    if effort.collective_nodes and bound < 1:
+        found = packed_weights(fams, rate, roots, k, weights, effort.collective_nodes)
+        better = weights_bound(fams, found, rate, roots, k)
+        if better > bound:
+            bound, weights = better, found
+    return bound, k, weights
+
+
+def halvings(most: int, low: int) -> list[int]:
+    """most // 2, most // 4, ... down to 1, those below ``low`` (not scanned)."""
+    out, k = [], most // 2
+    while k >= 1:
+        if k < low:
+            out.append(k)
+        k //= 2
+    return out
 
 
 #: The best chunk counts of :func:`chunk_counts` whose weights are also spread (a MILP
