@@ -118,14 +118,32 @@ def exact_shortfall(platform, n: dict, level: Fraction):
     return None if short is None else (short[0], Fraction(short[1], scale), short[2])
 
 
-def integer_shortfall(prop: Propagation, caps: list, need: int):
+def integer_shortfall(prop: Propagation, caps: list, need: int, suspect=None):
     """Exactly, on integer capacities (per arc index of ``prop``): None when every
     destination receives ``need``, else (destination, max-flow, a minimum cut's
-    source side) for one that does not."""
+    source side) for one that does not: the first in ``prop.nodes``' order, with the
+    source side of its minimum cut nearest the source (both depend on the capacities
+    alone).
+
+    ``suspect``: a node that is short whenever any destination is (the caller knows
+    it: e.g. capacities that had the property lost it only on links into it, see
+    :mod:`steady.schedule.count_search`); then its max-flow alone decides when it
+    receives ``need``, and otherwise only the nodes before it are checked (the same
+    answer, fewer max-flows)."""
     values = caps.tolist() if isinstance(caps, np.ndarray) else caps
+    last = len(prop.nodes)
+    if suspect is not None:
+        if suspect == prop.platform.source:
+            return None   # no source-side set loses a link into the source
+        network = FlowNetwork(prop.nodes, prop.platform.source, prop.arcs, caps, prop.ends)
+        flow = network.max_flow(suspect)
+        if flow >= need:
+            return None
+        last = prop.index[suspect]
+        found = suspect, flow, network.min_cut(suspect)[1]
     settled, acc = prop.settle(values, need)
     network = None
-    for d in range(len(prop.nodes)):
+    for d in range(last):
         if settled[d]:
             continue
         if network is None:
@@ -137,4 +155,4 @@ def integer_shortfall(prop: Propagation, caps: list, need: int):
             return prop.nodes[d], flow, side
         settled[d] = True
         prop.settle(values, need, settled, acc, d)
-    return None
+    return None if suspect is None else found

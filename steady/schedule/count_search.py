@@ -110,9 +110,14 @@ class _Counts:
         top = max(self.load.values())
         return top, sum(1 for x in self.load.values() if x == top)
 
-    def short(self):
+    def short(self, dropped: int | None = None):
+        """:func:`integer_shortfall` of the counts (one check of the work bound).
+        ``dropped``: the counts had the property before arc ``dropped`` lost a message
+        (and others gained some); a cut it opens is one that arc leaves, so its head
+        is short whenever anything is (its max-flow alone then decides)."""
         self.checks += 1
-        return integer_shortfall(self.prop, self.caps, self.need)
+        suspect = None if dropped is None else self.arcs[dropped][1]
+        return integer_shortfall(self.prop, self.caps, self.need, suspect)
 
     def drop(self, i: int, below: int) -> list | None:
         """Take one message off arc ``i`` and repair the cuts it opens with links whose
@@ -120,7 +125,7 @@ class _Counts:
         self.change(i, -1)
         moved = [(i, -1)]
         for _ in range(REPAIRS):
-            short = self.short()
+            short = self.short(i)
             if short is None:
                 return moved
             side = short[2]

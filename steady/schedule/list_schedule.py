@@ -141,7 +141,7 @@ def runs_plan(sends: int, effort) -> tuple[int, int, int]:
 
 def greedy_runs(used: dict[Arc, int], cost: dict[Arc, int], key=busier_port, boost=None,
                 stick: bool = False, chunk: int = 1, links=None,
-                link_first: bool = False) -> dict[Arc, list]:
+                link_first: bool = False, fast: bool = True) -> dict[Arc, list]:
     """{arc: [[start, messages], ...]} in integer ticks: ``chunk`` messages at a time
     (fewer when fewer are left) on matched idle port pairs, by ``key`` of the two ports'
     remaining work (plus ``boost``; plus one chunk's work for a link that is sending
@@ -149,8 +149,12 @@ def greedy_runs(used: dict[Arc, int], cost: dict[Arc, int], key=busier_port, boo
     previous one on its link extends that run.  With ``links``
     (:func:`steady.network.rows.link_shares`) a chunk also waits until every shared link
     on its route has room for it; with ``link_first`` too, the remaining work of a
-    shared link on the route counts as the receiving port's when it is larger."""
+    shared link on the route counts as the receiving port's when it is larger.  Without
+    shared links and with either rule of :data:`PRIORITIES` (and ``fast``) the runs come
+    from :func:`_port_runs`, the same runs in fewer operations."""
     boost = boost or {}
+    if fast and not links and key in (busier_port, both_ports):
+        return _port_runs(used, cost, key is both_ports, boost, stick, chunk)
     left = dict(used)
     work_out: dict[str, int] = {}
     work_in: dict[str, int] = {}
@@ -227,6 +231,90 @@ def greedy_runs(used: dict[Arc, int], cost: dict[Arc, int], key=busier_port, boo
             extend_runs(runs[arc], t, k, c)
         if pending and not clock:   # pragma: no cover - a free pair always exists
             raise AssertionError("list schedule stalled with messages left")
+    return runs
+
+
+def _port_runs(used: dict[Arc, int], cost: dict[Arc, int], both: bool, boost: dict,
+               stick: bool, chunk: int) -> dict[Arc, list]:
+    """:func:`greedy_runs` without shared links, by :func:`busier_port` (or
+    :func:`both_ports` when ``both``), in fewer operations (ours): the same events, the
+    same candidates in the same order, the same runs (tests/test_list_schedule_fast.py
+    compares the two).  Its own event heap instead of a :class:`.port_clock.PortClock`
+    (no link to hold), each port's boost looked up once, and each link's last run end
+    kept (whether a link goes on is one comparison, not a product of big ticks)."""
+    left = dict(used)
+    work_out: dict[str, int] = {}
+    work_in: dict[str, int] = {}
+    live_out: dict[str, list] = {}   # links with messages left, by tail and by head
+    live_in: dict[str, list] = {}
+    for (u, v), k in sorted(used.items()):
+        work_out[u] = work_out.get(u, 0) + k * cost[(u, v)]
+        work_in[v] = work_in.get(v, 0) + k * cost[(u, v)]
+        live_out.setdefault(u, []).append((u, v))
+        live_in.setdefault(v, []).append((u, v))
+    boost_out = {u: boost.get(("out", u), 0) for u in work_out}
+    boost_in = {v: boost.get(("in", v), 0) for v in work_in}
+    idle_out, idle_in = set(work_out), set(work_in)
+    runs: dict[Arc, list] = {arc: [] for arc in used}
+    run_end: dict[Arc, int] = {}   # where each link's last run ends
+    ending: dict[int, list] = {}
+    times = [0]
+    pending = sum(left.values())
+    freed_out, freed_in = list(work_out), []
+    heappop, heappush = heapq.heappop, heapq.heappush
+    while pending:
+        if not times:   # pragma: no cover - a free pair always exists
+            raise AssertionError("list schedule stalled with messages left")
+        t = heappop(times)
+        for u, v in ending.pop(t, ()):
+            idle_out.add(u)
+            idle_in.add(v)
+            freed_out.append(u)
+            freed_in.append(v)
+        # as in greedy_runs: only a pair with a port freed now can have become free
+        pairs = {arc for u in freed_out for arc in live_out[u] if arc[1] in idle_in}
+        pairs.update(arc for v in freed_in for arc in live_in[v] if arc[0] in idle_out)
+        freed_out, freed_in = [], []
+        candidates = []
+        for arc in pairs:
+            u, v = arc
+            going_on = run_end.get(arc) == t
+            extra = min(chunk, left[arc]) * cost[arc] if going_on and stick else 0
+            a = work_out[u] + boost_out[u] + extra
+            b = work_in[v] + boost_in[v] + extra
+            candidates.append((-(a + b) if both else -(a if a > b else b),
+                               not going_on, arc))
+        candidates.sort()
+        for _, fresh, arc in candidates:
+            u, v = arc
+            if u not in idle_out or v not in idle_in:
+                continue
+            k = left[arc]
+            if k > chunk:
+                k = chunk
+            c = cost[arc]
+            work = k * c
+            left[arc] -= k
+            pending -= k
+            work_out[u] -= work
+            work_in[v] -= work
+            if not left[arc]:
+                live_out[u].remove(arc)
+                live_in[v].remove(arc)
+            idle_out.discard(u)
+            idle_in.discard(v)
+            end = t + work
+            run_end[arc] = end
+            if fresh:   # not following the link's last run back to back
+                runs[arc].append([t, k])
+            else:
+                runs[arc][-1][1] += k
+            ended = ending.get(end)
+            if ended is None:
+                ending[end] = [arc]
+                heappush(times, end)
+            else:
+                ended.append(arc)
     return runs
 
 

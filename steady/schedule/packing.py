@@ -17,6 +17,7 @@ so a float error here can cost quality, never validity.
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 
 from ..interrupts import solve_linear
@@ -58,13 +59,36 @@ def tree_port_loads(platform, parent) -> dict[tuple[str, str], Fraction]:
 
 
 def exact_ratio(platform, weights, optimum: Fraction) -> Fraction:
-    """N / (TP*·L): the ratio bound of integer tree weights ``weights`` (exact)."""
-    weights = list(weights)
-    loads: dict[tuple[str, str], Fraction] = {}
-    for parent, w in weights:
-        for port, c in tree_port_loads(platform, parent).items():
-            loads[port] = loads.get(port, Fraction(0)) + w * c
-    return Fraction(sum(w for _, w in weights)) / (optimum * max(loads.values()))
+    """N / (TP*·L): the ratio bound of integer tree weights ``weights`` (exact; the
+    loads are added as integers over the trees' common denominator, each tree's loads
+    remembered: the same trees come back for every N and every M)."""
+    weights = [(parent, w) for parent, w in weights]
+    scaled = [_integer_loads(platform, frozenset(parent.items())) for parent, _ in weights]
+    unit = math.lcm(*(den for den, _ in scaled))
+    loads: dict[tuple[str, str], int] = {}
+    for (_, w), (den, tree) in zip(weights, scaled):
+        factor = w * (unit // den)
+        for port, c in tree.items():
+            loads[port] = loads.get(port, 0) + factor * c
+    return Fraction(sum(w for _, w in weights) * unit) / (optimum * max(loads.values()))
+
+
+#: The trees' integer loads on the platform last asked about (that very object: hashing
+#: a platform hashes all its links).
+_REMEMBERED: list = [None, {}]
+
+
+def _integer_loads(platform, tree: frozenset) -> tuple[int, dict]:
+    """(d, {port: d·load}) of one message of the tree (child, parent) pairs ``tree``
+    (:func:`tree_port_loads`), d the least common denominator of its loads."""
+    if _REMEMBERED[0] is not platform:
+        _REMEMBERED[:] = [platform, {}]
+    known = _REMEMBERED[1]
+    if tree not in known:
+        loads = tree_port_loads(platform, dict(tree))
+        den = math.lcm(*(c.denominator for c in loads.values()))
+        known[tree] = den, {port: int(c * den) for port, c in loads.items()}
+    return known[tree]
 
 
 def dinkelbach_weights(platform, trees, optimum: Fraction, most: int, start,

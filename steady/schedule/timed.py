@@ -254,12 +254,18 @@ def _from_counts(platform, trees, optimum, counts, messages: int, effort) -> Tim
     """The timetable of ``messages`` spanning arborescences packed into ``counts``: for
     short periods all of them by 002 Thm 5's weighted branchings; for longer ones (the
     packing grows with M) the optimum's trees rounded into the counts and the rest
-    packed by Thm 5 into what is left; list scheduled with the rounds that tight counts
-    need."""
+    packed by Thm 5 into what is left, or all of them by Thm 5 when what is left cannot
+    take the rest; list scheduled with the rounds that tight counts need."""
     if messages <= PACKED_MESSAGES:
         weights = merged(weighted_branchings(platform, counts, messages))
     else:
         weights = rounded_trees(platform, trees, optimum, messages, capacity=counts)
+        if (sum(w for _, w in weights) < messages
+                and root_connectivity(platform, counts) >= messages):
+            # the optimum's trees fit counts moved far by the search badly (their
+            # floors leave a residual of too little connectivity): Thm 5 packs all
+            # ``messages`` into the counts (their root-connectivity allows it)
+            weights = merged(weighted_branchings(platform, counts, messages))
     rounds = effort.tight_rounds if messages <= PACKED_MESSAGES else effort.list_rounds
     return list_schedule(platform, weights, effort.but(list_rounds=rounds))
 

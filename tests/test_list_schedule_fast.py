@@ -1,0 +1,42 @@
+"""steady.schedule.list_schedule: the greedy run without shared links (``_port_runs``,
+taken by :func:`greedy_runs` by default) gives the very runs of the general event loop
+(``fast=False``) under every priority rule, boost, stickiness and chunk size."""
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from steady.schedule.list_schedule import PRIORITIES, busier_port, greedy_runs
+
+NODES = "abcdef"
+
+
+@st.composite
+def greedy_inputs(draw):
+    arcs = draw(st.lists(st.sampled_from([(u, v) for u in NODES for v in NODES if u != v]),
+                         min_size=1, max_size=20, unique=True))
+    used = {a: draw(st.integers(1, 6)) for a in arcs}
+    # few distinct costs: ties between ends and between priorities happen often
+    cost = {a: draw(st.sampled_from([1, 2, 3, 6, 10**40 + 7])) for a in arcs}
+    ports = sorted({("out", u) for u, _ in arcs} | {("in", v) for _, v in arcs})
+    boost = {p: draw(st.integers(0, 12)) for p in draw(st.lists(st.sampled_from(ports),
+                                                                max_size=4, unique=True))}
+    key, stick = draw(st.sampled_from(PRIORITIES))
+    chunk = draw(st.integers(1, 3))
+    return used, cost, key, boost, stick, chunk
+
+
+@settings(max_examples=300, deadline=None)
+@given(greedy_inputs())
+def test_the_fast_greedy_run_is_the_general_one(case):
+    used, cost, key, boost, stick, chunk = case
+    fast = greedy_runs(used, cost, key, dict(boost), stick, chunk)
+    slow = greedy_runs(used, cost, key, dict(boost), stick, chunk, fast=False)
+    assert fast == slow
+    assert all(sum(n for _, n in fast[arc]) == used[arc] for arc in used)
+
+
+def test_a_link_that_goes_on_extends_its_run():
+    # one link, three messages, nothing else: one run of three back to back
+    used, cost = {("a", "b"): 3}, {("a", "b"): 5}
+    assert greedy_runs(used, cost, busier_port) == {("a", "b"): [[0, 3]]}
+    assert greedy_runs(used, cost, busier_port, fast=False) == {("a", "b"): [[0, 3]]}
