@@ -37,7 +37,7 @@ def routing_cases(draw):
 
 
 @given(routing_cases(), st.integers(0, 2 ** 32 - 1))
-@settings(max_examples=200)
+@settings(max_examples=80)
 def test_a_repaired_routing_holds_no_inner_resource_twice(case, seed):
     """Whatever the repair returns takes one of each pair's own routes, in the pairs'
     order, and holds no inner resource twice; pairs whose routes share nothing are

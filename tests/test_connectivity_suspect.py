@@ -38,7 +38,7 @@ def dropped_counts(draw):
     return prop, values, n, i
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=80, deadline=None)
 @given(dropped_counts())
 def test_the_suspect_check_answers_as_the_full_check(case):
     prop, values, n, i = case

@@ -25,7 +25,7 @@ def greedy_inputs(draw):
     return used, cost, key, boost, stick, chunk
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=120, deadline=None)
 @given(greedy_inputs())
 def test_the_fast_greedy_run_is_the_general_one(case):
     used, cost, key, boost, stick, chunk = case
