@@ -3,13 +3,13 @@
 proofs/collectives.md §10 "Rail fabrics").
 
 A *rail fabric* (:func:`rail_shape`, read from the links, whatever the names): every
-compute node has exactly two links each way, to two switches, one of each *family*;
-the switches of a family partition the compute nodes, and a switch of one family
-meets a switch of the other in exactly one compute node (a grid: S *boxes* of G nodes,
-G *rails* of S nodes).  Every node's links to its box switch run at one bandwidth
-B_box both ways, to its rail switch at B_rail both ways.  The switches may have other
-links (rails to spines): the construction does not use them.  Which family is the
-boxes is chosen by the rate (both are tried).
+compute node has exactly two links each way, to two switches, one of each *family*,
+each at one cost both ways; the switches of a family partition the compute nodes, and
+a switch of one family meets a switch of the other in exactly one compute node (a
+grid: S *boxes* of G nodes, G *rails* of S nodes).  Bandwidths may differ from link to
+link (box generations, NIC speeds).  The switches may have other links (rails to
+spines): the construction does not use them.  Which family is the boxes is chosen by
+the rate (both are tried).
 
 Tree of root (s, g): a *rail* edge (s, g) -> (s', g) to every other box s' over the
 rail, then a *box* edge (s', g) -> (s', h) to every other node of every box over its
@@ -22,10 +22,15 @@ box switch.  Each root's tree carries m chunks per period.  Rounds by translatio
 
 Rounds of one kind use disjoint links (a translation is a permutation: one uplink
 and one downlink per node), the two kinds use disjoint links too, so the rail rounds
-and the box rounds run side by side: the period is the larger of the two, and the
-rate m/P = min(B_rail/(S-1), B_box/((G-1)S)).  The box's only links out are its
-nodes' rail links, so the (S-1)G shards of the other boxes enter through G rail
-downlinks: x* <= B_rail/(S-1); the ratio is 1 whenever the box rounds are not longer.
+and the box rounds run side by side; a round lasts as long as its slowest route (every
+link at one bandwidth: (S-1)·m/B_rail for the rail rounds, (G-1)·S·m/B_box for the box
+rounds), and the period is the longer of the two sequences.  When the box switches
+link only to their nodes, a box's only links out are its nodes' rail links; contract
+every box to a point: every out-tree (and in-tree) then has at least S-1 edges between
+boxes, each a transfer through a rail link into a box, so N(S-1)·m·c_rail (twice that
+for an allreduce's in- and out-trees) is at most the N rail downlinks' time N·P, and
+x* <= B_rail/(S-1) (B_rail/(2(S-1)) for an allreduce) with one rail bandwidth: the
+ratio is 1 whenever the box rounds are not longer (proofs/collectives.md §10).
 Runtime checks: the permutations' rounds (each route once per round), the tree
 edges' counts and ``Timetable.check`` (the resource rule at every instant).
 """
@@ -43,32 +48,48 @@ from .timetable import Timetable, Tree, extend_runs
 @dataclass(frozen=True)
 class Rail:
     """A rail fabric (module docstring): ``nodes[s][g]`` the node of box s on rail g,
-    ``boxes[s]`` and ``rails[g]`` their switches, the links' costs ``box_cost`` and
-    ``rail_cost`` (1/B)."""
+    ``boxes[s]`` and ``rails[g]`` their switches, ``box_costs[s][g]`` and
+    ``rail_costs[s][g]`` the costs (1/B, the same both ways) of that node's links to
+    its box switch and to its rail switch."""
 
     nodes: tuple
     boxes: tuple
     rails: tuple
-    box_cost: Fraction
-    rail_cost: Fraction
+    box_costs: tuple
+    rail_costs: tuple
 
     @property
     def dims(self) -> tuple[int, int]:
         """(S boxes, G rails)."""
         return len(self.boxes), len(self.rails)
 
-    def rate(self, m: int = 1) -> Fraction:
-        """m chunks per root over the period of the module docstring."""
-        return Fraction(m) / self.period(m)
+    def rail_rounds(self) -> list[Fraction]:
+        """The time per chunk of rail round d = 1 .. S-1: its slowest route's cost."""
+        s_, g_ = self.dims
+        c = self.rail_costs
+        return [max(max(c[s][g], c[(s + d) % s_][g]) for s in range(s_) for g in range(g_))
+                for d in range(1, s_)]
+
+    def box_rounds(self, s: int) -> list[Fraction]:
+        """The time per chunk of box s's round e = 1 .. G-1: its slowest route's cost."""
+        g_ = self.dims[1]
+        c = self.box_costs[s]
+        return [max(max(c[g], c[(g + e) % g_]) for g in range(g_)) for e in range(1, g_)]
 
     def period(self, m: int) -> Fraction:
-        s, g = self.dims
-        return max((s - 1) * m * self.rail_cost, (g - 1) * s * m * self.box_cost)
+        """The rail rounds side by side with every box's rounds (S·m chunks each)."""
+        s_ = self.dims[0]
+        return max(m * sum(self.rail_rounds()),
+                   max(s_ * m * sum(self.box_rounds(s)) for s in range(s_)))
+
+    def rate(self, m: int = 1) -> Fraction:
+        """m chunks per root over :meth:`period`."""
+        return Fraction(m) / self.period(m)
 
     def transposed(self) -> "Rail":
         """The same grid with the families' roles swapped."""
-        return Rail(tuple(zip(*self.nodes)), self.rails, self.boxes, self.rail_cost,
-                    self.box_cost)
+        return Rail(tuple(zip(*self.nodes)), self.rails, self.boxes,
+                    tuple(zip(*self.rail_costs)), tuple(zip(*self.box_costs)))
 
 
 def rail_shape(platform) -> Rail | None:
@@ -119,11 +140,9 @@ def rail_shape(platform) -> Rail | None:
         if len(row) != len(members[box]) or set(row) != set(rails):
             return None   # not a grid: a box without a node on some rail, or two
         nodes.append(tuple(row[r] for r in rails))
-    costs = [{pairs[u][box] for box, row in zip(boxes, nodes) for u in row},
-             {pairs[u][rail] for row in nodes for u, rail in zip(row, rails)}]
-    if any(len(c) != 1 for c in costs):
-        return None
-    shape = Rail(tuple(nodes), tuple(boxes), tuple(rails), costs[0].pop(), costs[1].pop())
+    shape = Rail(tuple(nodes), tuple(boxes), tuple(rails),
+                 tuple(tuple(pairs[u][box] for u in row) for box, row in zip(boxes, nodes)),
+                 tuple(tuple(pairs[u][rail] for u, rail in zip(row, rails)) for row in nodes))
     other = shape.transposed()
     return other if other.rate() > shape.rate() else shape
 
@@ -157,8 +176,8 @@ def rail_timetable(platform, result, most: int):
         return None
     m = 1
     s_, g_ = rail.dims
-    unit = math.lcm(rail.box_cost.denominator, rail.rail_cost.denominator)
-    rail_ticks, box_ticks = int(rail.rail_cost * unit), int(rail.box_cost * unit)
+    unit = math.lcm(*(c.denominator for costs in (rail.box_costs, rail.rail_costs)
+                      for row in costs for c in row))
     trees = []
     for direction in directions:
         for s in range(s_):
@@ -176,29 +195,33 @@ def rail_timetable(platform, result, most: int):
     runs: dict = {}
     seen: set = set()
 
-    def add(route, direction, start, count, ticks):
+    def add(route, direction, start, count, cost):
         if (route, direction) in seen:   # pragma: no cover - a translation: each once
             raise AssertionError("postcondition: a route in two rounds of one direction")
         seen.add((route, direction))
         if direction == "in":
             route = route[::-1]
-        extend_runs(runs.setdefault(route, []), start, count, ticks)
+        extend_runs(runs.setdefault(route, []), start, count, int(cost * unit))
 
-    rail_rounds, box_rounds = 0, 0
+    rail_start, box_start = 0, [0] * s_
     for direction in directions:
-        for d in range(1, s_):   # rail round d: a translation of the boxes
+        for d, length in enumerate(rail.rail_rounds(), 1):   # a translation of the boxes
             for s in range(s_):
                 for g in range(g_):
-                    add((rail.nodes[s][g], rail.rails[g], rail.nodes[(s + d) % s_][g]),
-                        direction, rail_rounds * m * rail_ticks, m, rail_ticks)
-            rail_rounds += 1
-        for e in range(1, g_):   # box round e: S·m chunks to the node e further on
-            for s in range(s_):
+                    t = (s + d) % s_
+                    add((rail.nodes[s][g], rail.rails[g], rail.nodes[t][g]), direction,
+                        rail_start, m, max(rail.rail_costs[s][g], rail.rail_costs[t][g]))
+            rail_start += int(m * length * unit)
+        for s in range(s_):   # box round e: S·m chunks to the node e further on
+            for e, length in enumerate(rail.box_rounds(s), 1):
                 for g in range(g_):
-                    add((rail.nodes[s][g], rail.boxes[s], rail.nodes[s][(g + e) % g_]),
-                        direction, box_rounds * s_ * m * box_ticks, s_ * m, box_ticks)
-            box_rounds += 1
+                    h = (g + e) % g_
+                    add((rail.nodes[s][g], rail.boxes[s], rail.nodes[s][h]), direction,
+                        box_start[s], s_ * m, max(rail.box_costs[s][g], rail.box_costs[s][h]))
+                box_start[s] += int(s_ * m * length * unit)
     period = int(len(directions) * rail.period(m) * unit)
+    if rail_start > period or max(box_start) > period:   # pragma: no cover - period()
+        raise AssertionError("postcondition: rounds past the period")
     table = Timetable.from_route_runs(platform, trees, runs, period, unit)
     table.check()
     return table, m
