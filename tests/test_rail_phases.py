@@ -13,6 +13,7 @@ from steady.network.collective_bound import proved_bound, route_rows, simple_rou
 from steady.network.resources import MAJORITY, transfer_model
 from steady.platform import MULTI_PORT, Link, Platform
 from steady.schedule.collective import collective_schedule
+from steady.schedule.nic_rounds import nic_shape, nic_timetable
 from steady.schedule.rail_phases import rail_shape, rail_timetable
 from steady.throughput import collective_throughput
 from steady.verify import verify
@@ -42,22 +43,23 @@ def rail_platform(servers, gpus, box_bw, rail_bw, spines=0, spine_bw=50) -> Plat
                     switches=switches)
 
 
-def dgx_mixed_2() -> Platform:
-    """trial43's dgx-mixed-2 (benchmarks/trial43_topologies.py): two boxes of 8 GPUs on
-    an NVSwitch (GPUs 0-3 at 450, 4-7 at 300), pairs of GPUs on a PCIe switch (32) with
-    one NIC (50) to one leaf (50)."""
+def dgx_mixed_2(boxes=2, gpus=8, per_pcie=2, fast=450, slow=300, pcie=32,
+                nic=50) -> Platform:
+    """trial43's dgx-mixed-2 (benchmarks/trial43_topologies.py) by default: two boxes of
+    8 GPUs on an NVSwitch (GPUs 0-3 at 450, 4-7 at 300), pairs of GPUs on a PCIe switch
+    (32) with one NIC (50) to one leaf (50)."""
     links, nodes, switches = [], [], ["leaf"]
-    for b in range(2):
+    for b in range(boxes):
         switches.append(f"b{b}.nvs")
-        for g in range(8):
+        for g in range(gpus):
             nodes.append(f"b{b}.g{g}")
-            both(links, f"b{b}.g{g}", f"b{b}.nvs", 450 if g < 4 else 300)
-        for p in range(4):
+            both(links, f"b{b}.g{g}", f"b{b}.nvs", fast if g < gpus // 2 else slow)
+        for p in range(gpus // per_pcie):
             switches += [f"b{b}.pcie{p}", f"b{b}.nic{p}"]
-            for g in (2 * p, 2 * p + 1):
-                both(links, f"b{b}.g{g}", f"b{b}.pcie{p}", 32)
-            both(links, f"b{b}.pcie{p}", f"b{b}.nic{p}", 50)
-            both(links, f"b{b}.nic{p}", "leaf", 50)
+            for g in range(per_pcie * p, per_pcie * (p + 1)):
+                both(links, f"b{b}.g{g}", f"b{b}.pcie{p}", pcie)
+            both(links, f"b{b}.pcie{p}", f"b{b}.nic{p}", nic)
+            both(links, f"b{b}.nic{p}", "leaf", nic)
     return Platform(nodes[0], links, nodes + switches, "dgx-mixed-2", ports=MULTI_PORT,
                     switches=switches)
 
@@ -183,3 +185,44 @@ def test_dgx_mixed_2_is_capped_by_its_nics():
         bound = proved_bound(compute, result.roots, routes, coef, prices)
         assert bound.bound == cap
     assert Fraction(16) / Fraction(332, 15) == Fraction(60, 83)
+
+
+def test_dgx_mixed_2_reaches_its_cap():
+    """dgx-mixed-2 (the list schedule: 0.712, 0.723, 0.637): the NIC rounds reach the
+    caps of test_dgx_mixed_2_is_capped_by_its_nics exactly, one chunk per root:
+    allgather and reduce-scatter 60/83, allreduce 16/25; verified."""
+    platform = dgx_mixed_2()
+    fab = nic_shape(platform)
+    assert fab.dims == (2, 8) and fab.slot == (0, 1) * 4 and fab.leaf == "leaf"
+    assert fab.nic[1][5] == "b1.nic2" and fab.pcie[0][0] == "b0.pcie0"
+    assert rail_shape(platform) is None and nic_shape(RAIL_4X4) is None
+    for collective, ratio in (("allgather", Fraction(60, 83)),
+                              ("reduce-scatter", Fraction(60, 83)),
+                              ("allreduce", Fraction(16, 25))):
+        result = collective_throughput(platform, collective)
+        table, m = nic_timetable(platform, result, 64)
+        assert m == 1 and table.rate(result.roots) / result.rate == ratio
+        report = verify(platform, table.schedule(result))
+        assert report.ok and report.ratio == ratio
+
+
+@settings(max_examples=10, deadline=None)
+@given(boxes=st.integers(2, 3), gpus=st.sampled_from([2, 4]), per_pcie=st.integers(1, 2),
+       speeds=st.lists(st.integers(1, 20), min_size=4, max_size=4),
+       collective=st.sampled_from(["allgather", "reduce-scatter", "allreduce"]))
+def test_nic_rounds_are_valid(boxes, gpus, per_pcie, speeds, collective):
+    """Every NIC fabric of the generator: the rounds' timetable passes verify, one chunk
+    per root, never above x*; its period is the longer of the cross rounds (per slot,
+    its slowest route) and the box rounds."""
+    fast, slow, pcie, nic = speeds
+    platform = dgx_mixed_2(boxes, gpus, per_pcie, fast, slow, pcie, nic)
+    assert nic_shape(platform) is not None
+    result = collective_throughput(platform, collective)
+    table, m = nic_timetable(platform, result, 64)
+    per = len({d for _, d in result.roots})
+    cross = (boxes - 1) * per_pcie * max(Fraction(1, pcie), Fraction(1, nic))
+    box = (gpus - 1) * boxes * Fraction(1, min(fast, slow))   # every GPU sends each round
+    assert table.period == per * max(cross, box) * table.unit
+    assert m == 1 and table.rate(result.roots) <= result.rate
+    report = verify(platform, table.schedule(result))
+    assert report.ok and report.ratio == table.rate(result.roots) / result.rate

@@ -42,6 +42,7 @@ from ..network.resources import (alternative_routes, transfer_model, whole_hold_
                                  whole_hold_rows, whole_holds)
 from .effort import DEFAULT, effort as effort_of
 from .clos_phases import phased_timetable
+from .nic_rounds import nic_timetable
 from .rail_phases import rail_timetable
 from .list_schedule import route_list_schedule
 from .timetable import Timetable, Tree
@@ -256,11 +257,16 @@ def collective_timetable(platform, result, max_messages: int,
         table, k = phased
         best = (table.rate(roots) / result.rate, k, Fraction(1), table)
         construction = "phases of fast and slow transfers on a Clos fabric"
-    railed = rail_timetable(platform, result, most) if phased is None else None
-    if railed is not None:   # boxes and rails (rail-optimised clusters): rounds by hand
-        table, k = railed
-        best = (table.rate(roots) / result.rate, k, Fraction(1), table)
-        construction = "rounds of rail and box transfers on a rail fabric"
+    if phased is None:   # rail fabrics, DGX-like boxes behind NICs: rounds by hand
+        for build, name in (
+                (rail_timetable, "rounds of rail and box transfers on a rail fabric"),
+                (nic_timetable, "rounds of NIC and box transfers on a NIC fabric")):
+            built = build(platform, result, most)
+            if built is not None:
+                table, k = built
+                best = (table.rate(roots) / result.rate, k, Fraction(1), table)
+                construction = name
+                break
     if best is None or best[0] < 1:
         fams = families(platform, result, effort.collective_pricing,
                         effort.collective_neighbours)
