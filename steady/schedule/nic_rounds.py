@@ -1,6 +1,6 @@
 """Rounds on DGX-like fabrics: boxes of GPUs on a box switch, groups of GPUs behind a
 PCIe switch with one NIC each, every NIC on one leaf (ours; issue 43,
-proofs/collectives.md §10 "Two DGX-like boxes are capped by their NICs").
+proofs/collectives.md §10 "NIC rounds reach the caps").
 
 A *NIC fabric* (:func:`nic_shape`, read from the links, whatever the names): every
 compute node has exactly two links each way, each at one cost both ways, to its *box
@@ -36,8 +36,7 @@ import math
 from dataclasses import dataclass
 from fractions import Fraction
 
-from ..platform import MULTI_PORT
-from .rail_phases import collective_directions
+from .rail_phases import collective_directions, every_arc_its_own_link
 from .timetable import Timetable, Tree, extend_runs
 
 
@@ -75,7 +74,7 @@ class NicFabric:
 
 def nic_shape(platform) -> NicFabric | None:
     """The :class:`NicFabric` ``platform`` is (module docstring), or None."""
-    if platform.ports != MULTI_PORT or not platform.switches:
+    if not every_arc_its_own_link(platform):
         return None
     switches = set(platform.switches)
     cost = {l.arc: l.cost for l in platform.links}
@@ -104,6 +103,10 @@ def nic_shape(platform) -> NicFabric | None:
         leaves.add(rest[0])
     if len(leaves) != 1 or len(set(nic_of.values())) != len(nic_of):
         return None
+    leaf = next(iter(leaves))
+    inner = set(nic_of) | set(nic_of.values()) | set(box_of.values())
+    if leaf not in switches or leaf in inner:
+        return None
     order = {v: i for i, v in enumerate(platform.nodes)}
     box_list = sorted(set(box_of.values()), key=order.get)
     if len(box_list) < 2:
@@ -123,7 +126,7 @@ def nic_shape(platform) -> NicFabric | None:
     return NicFabric(tuple(nodes), tuple(box_list),
                      tuple(tuple(pcie_of[u] for u in row) for row in nodes),
                      tuple(tuple(nic_of[pcie_of[u]] for u in row) for row in nodes),
-                     slots, leaves.pop(), cost)
+                     slots, leaf, cost)
 
 
 def nic_timetable(platform, result, most: int):

@@ -92,11 +92,20 @@ class Rail:
                     tuple(zip(*self.rail_costs)), tuple(zip(*self.box_costs)))
 
 
+def every_arc_its_own_link(platform) -> bool:
+    """Multi-port, with switches, and no physical link shared by several arcs (a
+    network section's shared links would join resources the rounds keep apart)."""
+    if platform.ports != MULTI_PORT or not platform.switches:
+        return False
+    network = getattr(platform, "network", None)
+    return network is None or not list(network.shared_links())
+
+
 def rail_shape(platform) -> Rail | None:
     """The :class:`Rail` fabric ``platform`` is (module docstring), boxes the family
     that gives the higher rate (the first family in the nodes' order when equal), or
     None."""
-    if platform.ports != MULTI_PORT or not platform.switches:
+    if not every_arc_its_own_link(platform):
         return None
     switches = set(platform.switches)
     pairs = {}
@@ -142,7 +151,8 @@ def rail_shape(platform) -> Rail | None:
         nodes.append(tuple(row[r] for r in rails))
     shape = Rail(tuple(nodes), tuple(boxes), tuple(rails),
                  tuple(tuple(pairs[u][box] for u in row) for box, row in zip(boxes, nodes)),
-                 tuple(tuple(pairs[u][rail] for u, rail in zip(row, rails)) for row in nodes))
+                 tuple(tuple(pairs[u][rail] for u, rail in zip(row, rails))
+                       for row in nodes))
     other = shape.transposed()
     return other if other.rate() > shape.rate() else shape
 
@@ -217,7 +227,8 @@ def rail_timetable(platform, result, most: int):
                 for g in range(g_):
                     h = (g + e) % g_
                     add((rail.nodes[s][g], rail.boxes[s], rail.nodes[s][h]), direction,
-                        box_start[s], s_ * m, max(rail.box_costs[s][g], rail.box_costs[s][h]))
+                        box_start[s], s_ * m,
+                        max(rail.box_costs[s][g], rail.box_costs[s][h]))
                 box_start[s] += int(s_ * m * length * unit)
     period = int(len(directions) * rail.period(m) * unit)
     if rail_start > period or max(box_start) > period:   # pragma: no cover - period()
