@@ -13,7 +13,7 @@ from steady.network.collective_bound import proved_bound, route_rows, simple_rou
 from steady.network.resources import MAJORITY, transfer_model
 from steady.platform import MULTI_PORT, Link, Platform
 from steady.schedule.collective import collective_schedule
-from steady.schedule.nic_rounds import nic_shape, nic_timetable
+from steady.schedule.nic_rounds import nic_cap, nic_shape, nic_timetable
 from steady.schedule.rail_phases import rail_shape, rail_timetable
 from steady.throughput import collective_throughput
 from steady.verify import verify
@@ -190,7 +190,8 @@ def test_dgx_mixed_2_is_capped_by_its_nics():
 def test_dgx_mixed_2_reaches_its_cap():
     """dgx-mixed-2 (the list schedule: 0.712, 0.723, 0.637): the NIC rounds reach the
     caps of test_dgx_mixed_2_is_capped_by_its_nics exactly, one chunk per root:
-    allgather and reduce-scatter 60/83, allreduce 16/25; verified."""
+    allgather and reduce-scatter 60/83, allreduce 16/25; verified; nic_cap proves them,
+    so the list schedule is not run after them."""
     platform = dgx_mixed_2()
     fab = nic_shape(platform)
     assert fab.dims == (2, 8) and fab.slot == (0, 1) * 4 and fab.leaf == "leaf"
@@ -204,6 +205,11 @@ def test_dgx_mixed_2_reaches_its_cap():
         assert m == 1 and table.rate(result.roots) / result.rate == ratio
         report = verify(platform, table.schedule(result))
         assert report.ok and report.ratio == ratio
+        assert nic_cap(platform, result) == ratio * result.rate
+    result = collective_throughput(platform, "allgather")
+    schedule, stats = collective_schedule(platform, result, 64)   # no list schedule
+    assert stats["ratio"] == stats["bound"] == Fraction(60, 83)
+    assert stats["construction"] == "rounds of NIC and box transfers on a NIC fabric"
 
 
 @settings(max_examples=10, deadline=None)

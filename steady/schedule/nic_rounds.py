@@ -36,6 +36,8 @@ import math
 from dataclasses import dataclass
 from fractions import Fraction
 
+from ..network.collective_bound import proved_bound, route_rows, simple_routes
+from ..network.resources import MAJORITY, transfer_model
 from .rail_phases import collective_directions, every_arc_its_own_link
 from .timetable import Timetable, Tree, extend_runs
 
@@ -189,3 +191,27 @@ def nic_timetable(platform, result, most: int):
     table = Timetable.from_route_runs(platform, trees, runs, period, unit)
     table.check()
     return table, 1
+
+
+def nic_cap(platform, result) -> Fraction | None:
+    """The exact bound on every timetable's rate per root that the NICs' majority rows
+    prove (proofs/collectives.md §10): for each box, price 1 on the majority row of each
+    of its NIC -> leaf links (:func:`steady.network.collective_bound.proved_bound`), the
+    smallest bound; None when the platform is not a NIC fabric, its routes are too many
+    to enumerate (:data:`~steady.network.collective_bound.MAX_ROUTES`) or no price
+    binds."""
+    fab = nic_shape(platform)
+    if fab is None:
+        return None
+    routes = simple_routes(platform)
+    if routes is None:
+        return None
+    coef = route_rows(transfer_model(platform), routes)
+    compute = list(platform.compute_nodes)
+    best = None
+    for b in range(fab.dims[0]):
+        prices = {(("arc", (n, fab.leaf)), MAJORITY): Fraction(1) for n in set(fab.nic[b])}
+        found = proved_bound(compute, result.roots, routes, coef, prices)
+        if found is not None and (best is None or found.bound < best):
+            best = found.bound
+    return best
