@@ -137,7 +137,8 @@ def rail_shape(platform) -> Rail | None:
                 return None
             members.setdefault(x, []).append(u)
             members.setdefault(y, []).append(u)
-        pending = [u for u in pending if u not in set(progress)]
+        done = set(progress)
+        pending = [u for u in pending if u not in done]
     boxes = sorted((s for s in members if family[s] == 0), key=order.get)
     rails = sorted((s for s in members if family[s] == 1), key=order.get)
     if len(boxes) < 2 or len(rails) < 2:
