@@ -197,6 +197,13 @@ def test_dgx_mixed_2_reaches_its_cap():
     assert fab.dims == (2, 8) and fab.slot == (0, 1) * 4 and fab.leaf == "leaf"
     assert fab.nic[1][5] == "b1.nic2" and fab.pcie[0][0] == "b0.pcie0"
     assert rail_shape(platform) is None and nic_shape(RAIL_4X4) is None
+    one_way = platform.replace_links([Link(l.tail, l.head, l.cost * 2)
+                                      if l.arc == ("b0.nic0", "leaf") else l
+                                      for l in platform.links])
+    assert nic_shape(one_way) is None   # a link with two costs
+    one_port = Platform(platform.source, platform.links, platform.nodes, "one",
+                        switches=platform.switches)
+    assert nic_shape(one_port) is None
     for collective, ratio in (("allgather", Fraction(60, 83)),
                               ("reduce-scatter", Fraction(60, 83)),
                               ("allreduce", Fraction(16, 25))):
