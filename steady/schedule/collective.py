@@ -42,6 +42,8 @@ from ..network.resources import (alternative_routes, transfer_model, whole_hold_
                                  whole_hold_rows, whole_holds)
 from .effort import DEFAULT, effort as effort_of
 from .clos_phases import phased_timetable
+from .nic_rounds import nic_cap, nic_timetable
+from .rail_phases import rail_timetable
 from .list_schedule import route_list_schedule
 from .timetable import Timetable, Tree
 
@@ -255,7 +257,20 @@ def collective_timetable(platform, result, max_messages: int,
         table, k = phased
         best = (table.rate(roots) / result.rate, k, Fraction(1), table)
         construction = "phases of fast and slow transfers on a Clos fabric"
-    if best is None or best[0] < 1:
+    if phased is None:   # rail fabrics, DGX-like boxes behind NICs: rounds by hand
+        for build, name in (
+                (rail_timetable, "rounds of rail and box transfers on a rail fabric"),
+                (nic_timetable, "rounds of NIC and box transfers on a NIC fabric")):
+            built = build(platform, result, most)
+            if built is not None:
+                table, k = built
+                best = (table.rate(roots) / result.rate, k, Fraction(1), table)
+                construction = name
+                break
+        if best is not None and best[0] < 1 and build is nic_timetable \
+                and nic_cap(platform, result) == table.rate(roots):
+            best = best[:2] + (best[0],) + best[3:]   # proved: no timetable does better
+    if best is None or best[0] < best[2]:
         fams = families(platform, result, effort.collective_pricing,
                         effort.collective_neighbours)
         candidates = chunk_counts(fams, result.rate, roots, most, effort)
