@@ -142,17 +142,18 @@ def test_rounds_reach_the_rate_of_their_shape(servers, gpus, data, spines, colle
     assert report.ok and report.ratio == table.rate(result.roots) / result.rate
 
 
-@pytest.mark.slow
 def test_two_box_generations_and_nic_speeds():
-    """trial43's rail-8x8-hetero (boxes at 450 and 300, rails at 50 for boxes 0-3 and 25
-    for 4-7, 4 spines): the rail rounds last 7/25 (each has a route at 25), the box
-    rounds 56/300 at most: rate 25/7 = x* (about 2 minutes: x* of 64 GPUs without
-    symmetry)."""
-    platform = rail_platform(8, 8, [300 if s % 2 else 450 for s in range(8)],
-                             [50 if s < 4 else 25 for s in range(8)], spines=4,
+    """trial43's rail-8x8-hetero in small (4 boxes of 4 GPUs, boxes at 450 and 300, rails
+    at 50 for boxes 0-1 and 25 for 2-3, 2 spines): a slow box takes in 12 chunks per
+    root's chunk over its four rails at 25, so x* <= 100/12 = 25/3 (the box cut), and
+    the rail rounds at per-link speeds reach it with one chunk per root.  (The 8x8 fabric
+    itself takes about 2 minutes for x* alone, without symmetry: benchmarks/
+    trial43_topologies.py has it.)"""
+    platform = rail_platform(4, 4, [300 if s % 2 else 450 for s in range(4)],
+                             [50 if s < 2 else 25 for s in range(4)], spines=2,
                              spine_bw=100)
     result = collective_throughput(platform, "allgather")
-    assert result.rate == Fraction(25, 7)
+    assert result.rate == Fraction(25, 3)
     schedule, stats = collective_schedule(platform, result, 64)
     assert stats["ratio"] == 1 and stats["chunks_per_root"] == 1
     assert verify(platform, schedule).ratio == 1
