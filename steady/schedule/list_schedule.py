@@ -155,16 +155,7 @@ def greedy_runs(used: dict[Arc, int], cost: dict[Arc, int], key=busier_port, boo
     boost = boost or {}
     if fast and not links and key in (busier_port, both_ports):
         return _port_runs(used, cost, key is both_ports, boost, stick, chunk)
-    left = dict(used)
-    work_out: dict[str, int] = {}
-    work_in: dict[str, int] = {}
-    live_out: dict[str, list] = {}   # links with messages left, by tail and by head
-    live_in: dict[str, list] = {}
-    for (u, v), k in sorted(used.items()):
-        work_out[u] = work_out.get(u, 0) + k * cost[(u, v)]
-        work_in[v] = work_in.get(v, 0) + k * cost[(u, v)]
-        live_out.setdefault(u, []).append((u, v))
-        live_in.setdefault(v, []).append((u, v))
+    left, work_out, work_in, live_out, live_in = _port_work(used, cost)
     parts, capacity = integer_shares(links or {})
     clock = PortClock(parts, capacity)
     work_link: dict[str, int] = {}   # shared link -> work left, in ticks x its capacity
@@ -234,6 +225,22 @@ def greedy_runs(used: dict[Arc, int], cost: dict[Arc, int], key=busier_port, boo
     return runs
 
 
+def _port_work(used: dict[Arc, int], cost: dict[Arc, int]):
+    """(messages left per link, work left per out-port and per in-port, the links with
+    messages left by tail and by head): what a greedy run starts from."""
+    left = dict(used)
+    work_out: dict[str, int] = {}
+    work_in: dict[str, int] = {}
+    live_out: dict[str, list] = {}
+    live_in: dict[str, list] = {}
+    for (u, v), k in sorted(used.items()):
+        work_out[u] = work_out.get(u, 0) + k * cost[(u, v)]
+        work_in[v] = work_in.get(v, 0) + k * cost[(u, v)]
+        live_out.setdefault(u, []).append((u, v))
+        live_in.setdefault(v, []).append((u, v))
+    return left, work_out, work_in, live_out, live_in
+
+
 def _port_runs(used: dict[Arc, int], cost: dict[Arc, int], both: bool, boost: dict,
                stick: bool, chunk: int) -> dict[Arc, list]:
     """:func:`greedy_runs` without shared links, by :func:`busier_port` (or
@@ -242,16 +249,7 @@ def _port_runs(used: dict[Arc, int], cost: dict[Arc, int], both: bool, boost: di
     compares the two).  Its own event heap instead of a :class:`.port_clock.PortClock`
     (no link to hold), each port's boost looked up once, and each link's last run end
     kept (whether a link goes on is one comparison, not a product of big ticks)."""
-    left = dict(used)
-    work_out: dict[str, int] = {}
-    work_in: dict[str, int] = {}
-    live_out: dict[str, list] = {}   # links with messages left, by tail and by head
-    live_in: dict[str, list] = {}
-    for (u, v), k in sorted(used.items()):
-        work_out[u] = work_out.get(u, 0) + k * cost[(u, v)]
-        work_in[v] = work_in.get(v, 0) + k * cost[(u, v)]
-        live_out.setdefault(u, []).append((u, v))
-        live_in.setdefault(v, []).append((u, v))
+    left, work_out, work_in, live_out, live_in = _port_work(used, cost)
     boost_out = {u: boost.get(("out", u), 0) for u in work_out}
     boost_in = {v: boost.get(("in", v), 0) for v in work_in}
     idle_out, idle_in = set(work_out), set(work_in)

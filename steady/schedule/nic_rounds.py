@@ -38,8 +38,8 @@ from fractions import Fraction
 
 from ..network.collective_bound import proved_bound, route_rows, simple_routes
 from ..network.resources import MAJORITY, transfer_model
-from .rail_phases import collective_directions, every_arc_its_own_link
-from .timetable import Timetable, Tree, extend_runs
+from .rail_phases import collective_directions, every_arc_its_own_link, grid_tree
+from .timetable import Timetable, extend_runs
 
 
 @dataclass(frozen=True)
@@ -144,21 +144,15 @@ def nic_timetable(platform, result, most: int):
         return None
     b_, g_ = fab.dims
     unit = math.lcm(*(c.denominator for c in fab.cost.values()))
-    trees = []
-    for direction in directions:
-        for b in range(b_):
-            for g in range(g_):
-                parent, routes = {}, {}
-                for t in range(b_):
-                    if t != b:
-                        parent[fab.nodes[t][g]] = fab.nodes[b][g]
-                        way = (b, g, t) if direction == "out" else (t, g, b)
-                        routes[fab.nodes[t][g]] = fab.cross_route(*way)[1:-1]
-                    for h in range(g_):
-                        if h != g:
-                            parent[fab.nodes[t][h]] = fab.nodes[t][g]
-                            routes[fab.nodes[t][h]] = (fab.box_switches[t],)
-                trees.append(Tree(parent, 1, fab.nodes[b][g], direction, routes))
+    def cross(b, g, direction):
+        def route(t):
+            way = (b, g, t) if direction == "out" else (t, g, b)
+            return fab.cross_route(*way)[1:-1]
+        return route
+
+    trees = [grid_tree(fab.nodes, b, g, 1, direction, cross(b, g, direction),
+                       lambda t: (fab.box_switches[t],))
+             for direction in directions for b in range(b_) for g in range(g_)]
     runs: dict = {}
     seen: set = set()
 

@@ -169,6 +169,22 @@ def collective_directions(platform, result) -> tuple | None:
     return None
 
 
+def grid_tree(nodes, b: int, g: int, weight: int, direction: str, cross, inside) -> Tree:
+    """The tree of GPU g of box b on a grid of boxes x GPUs (``nodes[box][gpu]``): to
+    GPU g of every other box t over ``cross(t)`` (the switches between), then inside
+    every box t from its GPU g to the others over ``inside(t)``."""
+    parent, routes = {}, {}
+    for t in range(len(nodes)):
+        if t != b:
+            parent[nodes[t][g]] = nodes[b][g]
+            routes[nodes[t][g]] = cross(t)
+        for h in range(len(nodes[t])):
+            if h != g:
+                parent[nodes[t][h]] = nodes[t][g]
+                routes[nodes[t][h]] = inside(t)
+    return Tree(parent, weight, nodes[b][g], direction, routes)
+
+
 def rail_timetable(platform, result, most: int):
     """(timetable, chunks per root) of the module docstring on a rail fabric (one chunk
     per root: the rate does not grow with m), or None when the platform is not one
@@ -189,20 +205,9 @@ def rail_timetable(platform, result, most: int):
     s_, g_ = rail.dims
     unit = math.lcm(*(c.denominator for costs in (rail.box_costs, rail.rail_costs)
                       for row in costs for c in row))
-    trees = []
-    for direction in directions:
-        for s in range(s_):
-            for g in range(g_):
-                parent, routes = {}, {}
-                for t in range(s_):
-                    if t != s:
-                        parent[rail.nodes[t][g]] = rail.nodes[s][g]
-                        routes[rail.nodes[t][g]] = (rail.rails[g],)
-                    for h in range(g_):
-                        if h != g:
-                            parent[rail.nodes[t][h]] = rail.nodes[t][g]
-                            routes[rail.nodes[t][h]] = (rail.boxes[t],)
-                trees.append(Tree(parent, m, rail.nodes[s][g], direction, routes))
+    trees = [grid_tree(rail.nodes, s, g, m, direction, lambda t, g=g: (rail.rails[g],),
+                       lambda t: (rail.boxes[t],))
+             for direction in directions for s in range(s_) for g in range(g_)]
     runs: dict = {}
     seen: set = set()
 
