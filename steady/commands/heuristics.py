@@ -32,7 +32,8 @@ def add_commands(sub) -> None:
                     help="one-port (default) or multi-port (000 §3.2; needs the "
                          "platform's send_overhead)")
     he.add_argument("--best-tree", type=options.seconds(), default=10.0, metavar="SECONDS",
-                    help="time limit of the exact best-tree search (default 10; 0: skip)")
+                    help="work bound of the exact best-tree search, in deterministic seconds "
+                         "(about seconds on a quiet machine; default 10; 0: skip)")
     he.add_argument("--json", action="store_true", help="machine-readable output")
     he.add_argument("--quiet", action="store_true", help="no progress on stderr")
     he.set_defaults(run=_cmd_heuristics)
@@ -58,8 +59,8 @@ def add_experiments(experiments) -> None:
     ex.add_argument("--seed", type=options.integer(0, options.MAX_SEED), default=0,
                     help="campaign seed (default 0)")
     ex.add_argument("--best-tree", type=options.seconds(), default=0.0, metavar="SECONDS",
-                    help="also compute the exact best tree with this time limit per "
-                         "platform and model (default 0: skip)")
+                    help="also compute the exact best tree with this work bound (deterministic "
+                         "seconds) per platform and model (default 0: skip)")
     ex.add_argument("--lan-redundancy", type=options.integer(1, 100), default=1, metavar="R",
                     help="tiers: links per LAN leaf (Tiers' RL; default 1, stars: the "
                          "hubs' out-ports then fix almost every optimum)")
@@ -140,7 +141,7 @@ def _print_heuristics(platform, origin, model, optimum, lp, best, results) -> No
               "several trees (the reference of paper 000's Figure 5)")
     if best is not None:
         status = "proven optimal" if best.optimal else \
-            f"time limit; proven <= {exact(best.upper_bound, IN_JSON)}"
+            f"work bound reached; proven <= {exact(best.upper_bound, IN_JSON)}"
         print(f"best tree  {percent(best.throughput / optimum)} of the optimum, "
               f"{number(best.throughput, IN_JSON)}: {status} ({best.method})")
     print()

@@ -5,7 +5,7 @@ Table 3) one task computes, exactly:
 
 * the MTP optimum (several trees, one-port): the certified LP of 002 §5.2 / 000 §4.1;
 * every one-port heuristic's tree throughput (000 Alg 1-4, 6, 7), and the ratio to it;
-* the exact best single tree (STP optimum, never computed in seed 000) when a time limit
+* the exact best single tree (STP optimum, never computed in seed 000) when a work bound
   is given: its throughput, its proven upper bound and whether it was proven optimal;
 * in the multi-port model (000 §3.2, §5.2.2): the heuristics the paper's Figure 5
   compares, their throughputs, and steady's multi-port steady-state bound — the paper

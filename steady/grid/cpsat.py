@@ -31,7 +31,8 @@ def cp_sat_makespan(grid: Grid, horizon=None, seconds: float = 60.0) -> Fraction
     """The optimal makespan of ``grid`` proved by CP-SAT (exact: scaled integers).
 
     ``horizon``: the makespan of any valid schedule (default: the Flat Tree's).  Raises
-    RuntimeError if CP-SAT does not prove optimality within ``seconds``.
+    RuntimeError if CP-SAT does not prove optimality within ``seconds`` units of its
+    deterministic time (about seconds on a quiet machine; the same answer at any load).
     """
     from ortools.sat.python import cp_model
 
@@ -68,7 +69,7 @@ def cp_sat_makespan(grid: Grid, horizon=None, seconds: float = 60.0) -> Fraction
         model.Add(makespan >= start_bc[k] + T[k])
     model.Minimize(makespan)
     solver = cp_model.CpSolver()
-    solver.parameters.max_time_in_seconds = seconds
+    solver.parameters.max_deterministic_time = seconds
     solver.parameters.num_workers = 1
     status = solve_cpsat(solver, model)
     if status != cp_model.OPTIMAL:

@@ -15,9 +15,12 @@ Two exact methods minimise P(T) over the spanning arborescences rooted at the so
   rounded *down* to integers and the rounding is undone exactly by cover cuts, the
   multi-port periods are encoded by their exact rank, so both are exact.
 
-When the time limit stops a search, the best tree found is returned with a *proven*
+When its work bound stops a search, the best tree found is returned with a *proven*
 upper bound on the throughput of every single tree; ``optimal`` says the bound is
-reached.  Why every bound is rigorous: proofs/best-tree.md.
+reached.  The bound is deterministic work, never wall-clock time (the same answer at
+any machine load): ``time_limit`` counts CP-SAT's deterministic time units (about
+seconds on a quiet machine), and :data:`VISITS_PER_UNIT` nodes of the exhaustive search
+per unit.  Why every bound is rigorous: proofs/best-tree.md.
 """
 
 from __future__ import annotations
@@ -37,6 +40,12 @@ METHODS = ("auto", "exhaustive", "cp-sat")
 #: in-degrees of the destinations) is at most this; benchmarks/best_tree.py: on such
 #: platforms the branch-and-bound ends within a few milliseconds, as fast as CP-SAT.
 EXHAUSTIVE_LIMIT = 10**4
+#: Nodes of the exhaustive search per unit of ``time_limit``: about what it visits in a
+#: second on one core of a quiet machine (benchmarks/best_tree.py), so that one unit is
+#: about a second for both methods.
+VISITS_PER_UNIT = 50_000
+#: CP-SAT workers, with interleaved search: deterministic for a fixed count.
+SEARCH_WORKERS = 2
 
 
 @dataclass(frozen=True)
@@ -45,7 +54,8 @@ class BestTree:
 
     ``parent``: child -> parent; ``throughput``: its exact throughput in the model;
     ``upper_bound``: no spanning tree has a higher throughput (== ``throughput`` when
-    ``optimal``); ``method``: "exhaustive" or "cp-sat"; ``seconds``: wall time.
+    ``optimal``); ``method``: "exhaustive" or "cp-sat"; ``seconds``: wall time (for
+    information: the search itself is bounded by work, not by time).
     """
 
     parent: dict
@@ -65,24 +75,43 @@ def best_tree(platform, model: str = "one-port", time_limit: float = 10.0,
               method: str = "auto") -> BestTree:
     """The spanning arborescence of maximum throughput in ``model`` (BEST-BROADCAST-TREE,
     002 §3.2 Def. 1; models of 000 §3.1 and §3.2), or the best one found within
-    ``time_limit`` seconds with a proven upper bound."""
+    ``time_limit`` units of deterministic work (about seconds on a quiet machine) with a
+    proven upper bound."""
     require_model(platform, model)
     if method not in METHODS:
         raise ValueError(f"unknown method {method!r}; choose one of {METHODS}")
     start = time.perf_counter()
-    deadline = start + max(0.0, time_limit)
+    budget = Work(max(0.0, time_limit))
     periods = TreePeriods(platform, model)
     if method == "auto":
         method = "exhaustive" if parent_choices(platform) <= EXHAUSTIVE_LIMIT else "cp-sat"
     incumbent = first_incumbent(platform, model)
     search = exhaustive_search if method == "exhaustive" else cp_sat_search
-    parent, lower = search(periods, incumbent, deadline)
+    parent, lower = search(periods, incumbent, budget)
     throughput = tree_throughput(platform, parent, model)
     upper = 1 / max(lower, periods.trivial_lower_bound())
     result = BestTree(parent, throughput, upper, upper == throughput, method,
                       time.perf_counter() - start)
     check_best_tree(platform, model, result)
     return result
+
+
+class Work:
+    """What is left of a search's deterministic work bound, in units (about seconds)."""
+
+    def __init__(self, units: float):
+        self.left = units
+
+    def spend(self, units: float) -> None:
+        self.left -= units
+
+    def visits(self) -> int:
+        """The exhaustive search's node budget."""
+        return int(self.left * VISITS_PER_UNIT)
+
+    @property
+    def spent(self) -> bool:
+        return self.left <= 0
 
 
 def parent_choices(platform) -> int:
@@ -148,11 +177,16 @@ class TreePeriods:
 
 # -- exhaustive branch-and-bound -------------------------------------------------------
 
-class _Timeout(Exception):
-    pass
+class _Spent(Exception):
+    """The work bound stopped the search on entering a subtree whose trees all have a
+    period >= ``current`` (loads only grow)."""
+
+    def __init__(self, current: int):
+        super().__init__(current)
+        self.current = current
 
 
-def exhaustive_search(periods: TreePeriods, incumbent: dict, deadline: float
+def exhaustive_search(periods: TreePeriods, incumbent: dict, budget: Work
                       ) -> tuple[dict, Fraction]:
     """Branch-and-bound over the parent of each destination, in breadth-first order
     from the source.  Returns (best tree, proven lower bound on every tree's period).
@@ -169,7 +203,7 @@ def exhaustive_search(periods: TreePeriods, incumbent: dict, deadline: float
     loads = {u: periods.empty(u) for u in p.nodes}
     parent: dict[str, str] = {}
     stack: list[list] = []  # per open frame: [period so far, options, next option index]
-    visits = [0]
+    visits, most = [0], budget.visits()
 
     def bound(i: int, current: int) -> int:
         for v in order[i:]:
@@ -179,8 +213,8 @@ def exhaustive_search(periods: TreePeriods, incumbent: dict, deadline: float
 
     def search(i: int, current: int) -> None:
         visits[0] += 1
-        if visits[0] % 256 == 0 and time.perf_counter() > deadline:
-            raise _Timeout
+        if visits[0] > most:
+            raise _Spent(current)
         if i == len(order):
             best[0], best[1] = dict(parent), current
             return
@@ -204,11 +238,11 @@ def exhaustive_search(periods: TreePeriods, incumbent: dict, deadline: float
 
     try:
         search(0, 0)
-    except _Timeout:
+    except _Spent as stop:
         # Every tree not yet seen lies below an open frame, in an option it has not
-        # started (or in the deeper frame of the option it is exploring).
+        # started, or in the subtree being entered when the bound stopped the search.
         waiting = [max(current, options[k][0]) for current, options, k in stack
-                   if k < len(options)]
+                   if k < len(options)] + [stop.current]
         return best[0], Fraction(min(waiting + [best[1]]), periods.scale)
     return best[0], Fraction(best[1], periods.scale)
 
@@ -244,13 +278,13 @@ def _closes_cycle(parent: dict, u: str, v: str) -> bool:
 _BITS = 20
 
 
-def cp_sat_search(periods: TreePeriods, incumbent: dict, deadline: float
+def cp_sat_search(periods: TreePeriods, incumbent: dict, budget: Work
                   ) -> tuple[dict, Fraction]:
     """Minimise the tree period with CP-SAT; returns (best tree, proven lower bound on
     every tree's period)."""
     if periods.model == "multi-port":
-        return _multi_port_cp_sat(periods, incumbent, deadline)
-    return _one_port_cp_sat(periods, incumbent, deadline)
+        return _multi_port_cp_sat(periods, incumbent, budget)
+    return _one_port_cp_sat(periods, incumbent, budget)
 
 
 class ArborescenceModel:
@@ -280,14 +314,17 @@ class ArborescenceModel:
         for (u, v), x in self.x.items():
             self.model.AddHint(x, parent.get(v) == u)
 
-    def solve(self, deadline: float):
-        """Solve within the deadline; returns (status, tree or None, objective bound)."""
+    def solve(self, budget: Work):
+        """Solve within what is left of the work bound (deterministically: fixed workers,
+        interleaved search); returns (status, tree or None, objective bound)."""
         from ortools.sat.python import cp_model
 
         solver = cp_model.CpSolver()
-        solver.parameters.max_time_in_seconds = max(0.01, deadline - time.perf_counter())
-        solver.parameters.num_workers = 2
+        solver.parameters.max_deterministic_time = max(0.01, budget.left)
+        solver.parameters.num_workers = SEARCH_WORKERS
+        solver.parameters.interleave_search = True
         status = solve_cpsat(solver, self.model)
+        budget.spend(max(0.01, solver.deterministic_time))
         tree = None
         if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
             tree = {v: u for (u, v), x in self.x.items() if solver.BooleanValue(x)}
@@ -298,7 +335,7 @@ class ArborescenceModel:
         return status, tree, bound
 
 
-def _one_port_cp_sat(periods: TreePeriods, incumbent: dict, deadline: float):
+def _one_port_cp_sat(periods: TreePeriods, incumbent: dict, budget: Work):
     """One-port: period(u) = sum of child costs.  Costs w = floor(S·c) (S a power of 2);
     every tree T strictly better than the incumbent satisfies, at every node,
     sum w <= ceil(S·P_inc) - 1 (so the model keeps it), and a tree the rounded model
@@ -327,7 +364,7 @@ def _one_port_cp_sat(periods: TreePeriods, incumbent: dict, deadline: float):
         m.Add(z <= math.ceil(best_period * S) - 1)  # strictly better than the incumbent
         m.Add(z >= lower)
         arb.hint(best)
-        status, tree, bound = arb.solve(deadline)
+        status, tree, bound = arb.solve(budget)
         if status == cp_model.INFEASIBLE:
             return best, best_period
         lower = max(lower, bound)
@@ -343,7 +380,7 @@ def _one_port_cp_sat(periods: TreePeriods, incumbent: dict, deadline: float):
         if status == cp_model.OPTIMAL and not _child_set_between(p, arb, lower / S,
                                                                   best_period):
             return best, best_period  # proven: see the docstring
-        if status != cp_model.OPTIMAL or time.perf_counter() > deadline:
+        if status != cp_model.OPTIMAL or budget.spent:
             return best, min(best_period, lower / S)
 
 
@@ -374,7 +411,7 @@ def _child_set_between(platform, arb: ArborescenceModel, low: Fraction, high: Fr
     return False
 
 
-def _multi_port_cp_sat(periods: TreePeriods, incumbent: dict, deadline: float):
+def _multi_port_cp_sat(periods: TreePeriods, incumbent: dict, budget: Work):
     """Multi-port: a tree's period is one of the values T_uv or k·send_u, so the model
     minimises the *rank* of the period among these values (exact, no rounding):
     rank >= rank(T_uv) for a chosen link, rank >= rank(δ_out(u)·send_u) by a table."""
@@ -403,7 +440,7 @@ def _multi_port_cp_sat(periods: TreePeriods, incumbent: dict, deadline: float):
     best, best_period = dict(incumbent), periods.tree_period(incumbent)
     m.Add(z <= rank[int(best_period * periods.scale)])
     arb.hint(best)
-    status, tree, bound = arb.solve(deadline)
+    status, tree, bound = arb.solve(budget)
     if status == cp_model.INFEASIBLE:  # pragma: no cover - the incumbent is a solution
         raise AssertionError("CP-SAT rejects the incumbent tree")
     if tree is not None and periods.tree_period(tree) < best_period:
