@@ -103,6 +103,19 @@ def test_a_bad_size_is_one_line(capsys):
 # -- with SimGrid ----------------------------------------------------------------------------
 
 @needs_simgrid
+def test_a_router_or_a_left_out_host_as_source_says_which(capsys):
+    """--source naming a router: "not a host of the platform" with the hosts listed;
+    naming a host that --hosts leaves out: "not selected by --hosts"."""
+    base = ["import", "simgrid", str(SAMPLES / "dogbone.xml"), "--size", "1MB"]
+    code, _, err = run(capsys, *base, "--source", "R1")
+    assert code == 2
+    assert_one_line_error(err, "'R1' is not a host of the platform")
+    code, _, err = run(capsys, *base, "--hosts", "C", "--source", "S1")
+    assert code == 2
+    assert_one_line_error(err, "'S1' is a host not selected by --hosts")
+
+
+@needs_simgrid
 def test_import_is_exact_and_consistent():
     """Every arc costs SIZE / its slowest link and starts up after the sum of its links'
     latencies; every link costs SIZE / bandwidth, from the file's decimals."""

@@ -18,7 +18,8 @@ from ..errors import InputError
 from ..numbers import decimal_text, floor_decimal, format_exact, ratio_text
 from . import options
 from .files import rejected, write_output
-from ..present.sheet import IN_JSON, column_exact, number, plural, print_json, print_sheet
+from ..present.sheet import (IN_JSON, column_exact, number, per_time_unit, plural, print_json,
+                             print_sheet)
 
 KINDS = ("broadcast", "allgather", "reduce-scatter", "allreduce")
 #: nccl-tests' busbw factor (as steady.throughput.BUS_FACTOR) of each collective.
@@ -194,17 +195,16 @@ def _rows(platform, origin, result, schedule, report, stats, summary, args) -> l
             ("collective", f"{result.kind} ({model}; {len(result.roots)} "
                            f"{plural(len(result.roots), 'root')})"),
             ("schedule", "steady-schedule v2, a timetable"),
-            ("rate per root", f"{number(rate, IN_JSON)} units per time unit"),
+            ("rate per root", per_time_unit(rate, "unit", IN_JSON)),
             ("optimum x*", f"{number(report.bound, IN_JSON)} (certified: prices and "
                            "Edmonds' families per root)"),
             ("ratio", f"{ratio_text(report.ratio)}, certified"),
             ("period", number(schedule.period, IN_JSON)),
             ("chunks/root", f"{stats['chunks_per_root']} per period (at most "
                             f"{args.max_messages})"),
-            ("algbw", f"{number(field['algorithmic_bandwidth'], IN_JSON)} units per time "
-                      "unit"),
-            ("busbw", f"{number(field['bus_bandwidth'], IN_JSON)} units per time unit "
-                      f"({_BUS_WORDS[result.kind]})")]
+            ("algbw", per_time_unit(field['algorithmic_bandwidth'], "unit", IN_JSON)),
+            ("busbw", per_time_unit(field['bus_bandwidth'], "unit", IN_JSON)
+                      + f" ({_BUS_WORDS[result.kind]})")]
     if getattr(args, "size", None) is not None:
         rows.append((f"time for {format_exact(args.size)}",
                      f"{number(Fraction(args.size) / field['algorithmic_bandwidth'], IN_JSON)}"

@@ -109,11 +109,11 @@ def _cmd_collective(args, platform, origin) -> int:
              + (f", {switches} {plural(switches, 'switch')}" if switches else ""))
     rows = [("platform", platform_text(platform, origin)),
             ("collective", f"{kind} ({model}; {roots} {plural(roots, 'root')})"),
-            ("rate per root", f"{number(result.rate, IN_JSON)} units per time unit"
+            ("rate per root", per_time_unit(result.rate, "unit", IN_JSON)
              + (" (x·relative rate)" if kind == "broadcast" and roots > 1 else "")),
-            ("algbw", f"{number(result.algorithmic_bandwidth, IN_JSON)} units per time unit"),
-            ("busbw", f"{number(result.bus_bandwidth, IN_JSON)} units per time unit "
-                      f"({_BUS_WORDS[kind]})")]
+            ("algbw", per_time_unit(result.algorithmic_bandwidth, "unit", IN_JSON)),
+            ("busbw", per_time_unit(result.bus_bandwidth, "unit", IN_JSON)
+                      + f" ({_BUS_WORDS[kind]})")]
     if args.size is not None:
         rows.append((f"time for {format_exact(args.size)}",
                      f"{number(result.time(args.size), IN_JSON)} time units "
@@ -419,7 +419,6 @@ def _cmd_simulate(args) -> int:
     under its own rule unless --forwarding says otherwise; for a platform, the plan that
     delivers the most by K is chosen among the candidates of steady.simulate.choose."""
     from ..simulate.horizon import certified_optimum
-    from ..schedule_file import Schedule
     from ..verify import verify
 
     from ..progress import StageBar
@@ -647,7 +646,7 @@ def _print_simulation(report, schedule, written=None, plan_file=None) -> None:
                  + (f"; trees regrown by earliest arrival {grown}" if grown else "")
                  + f"); tried M = {', '.join(map(str, tried))} ({ladder})")
         if report.listed is not None:
-            which = (f"picked for K: the trees of the best ratio tried"
+            which = ("picked for K: the trees of the best ratio tried"
                      + (f", regrown by earliest arrival {grown}" if grown else "")
                      + f", {m} {plural(m, 'message')} per period ({shape}); tried M = "
                      f"{', '.join(map(str, tried))} ({ladder})")

@@ -115,7 +115,7 @@ def import_simgrid(path, size: Fraction, source: str | None = None,
                          + (" (see --hosts)" if hosts else ""))
     source = source or selected[0]
     if source not in selected:
-        raise InputError(origin, "--source", f"{echo(source)} is not a selected host")
+        raise InputError(origin, "--source", _not_a_source(source, names))
     pairs, crashed = _collect(full, selected, origin)
     report = ImportReport(None, hosts=len(names), selected=len(selected), crashed=crashed)
     platform = _platform(path, size, source, selected, pairs, facts, report, origin, ports)
@@ -256,3 +256,13 @@ def _reachable(source, arcs) -> set:
                 seen.add(w)
                 stack.append(w)
     return seen
+
+
+def _not_a_source(source: str, names: list) -> str:
+    """Why ``source`` cannot send: a host left out by --hosts, or no host at all (a
+    router or a typo: only hosts run programs)."""
+    if source in names:
+        return f"{echo(source)} is a host not selected by --hosts"
+    shown = ", ".join(echo(n) for n in names[:5]) + (", ..." if len(names) > 5 else "")
+    return (f"{echo(source)} is not a host of the platform (routers and links cannot be "
+            f"a source; its {len(names)} hosts: {shown})")
