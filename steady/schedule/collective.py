@@ -42,6 +42,7 @@ from ..network.resources import (alternative_routes, transfer_model, whole_hold_
                                  whole_hold_rows, whole_holds)
 from .effort import DEFAULT, effort as effort_of
 from .clos_phases import phased_timetable
+from .config_blocks import block_timetable
 from .nic_rounds import nic_cap, nic_timetable
 from .rail_phases import rail_timetable
 from .list_schedule import route_list_schedule
@@ -252,6 +253,7 @@ def collective_timetable(platform, result, max_messages: int,
         raise ValueError(f"the relative rates need {max(shares.values())} messages per "
                          "period at the root of the largest rate: raise max_messages")
     best, construction = None, "integer rooted trees, route rounds and list schedule"
+    proved = False
     phased = phased_timetable(platform, result, most)
     if phased is not None:   # a Clos fabric (fat tree, leaf-spine): phases built by hand
         table, k = phased
@@ -270,6 +272,7 @@ def collective_timetable(platform, result, max_messages: int,
         if best is not None and best[0] < 1 and build is nic_timetable \
                 and nic_cap(platform, result) == table.rate(roots):
             best = best[:2] + (best[0],) + best[3:]   # proved: no timetable does better
+            proved = True
     if best is None or best[0] < best[2]:
         fams = families(platform, result, effort.collective_pricing,
                         effort.collective_neighbours)
@@ -285,6 +288,15 @@ def collective_timetable(platform, result, max_messages: int,
             if best is None or ratio > best[0]:
                 best = (ratio, k, bound, table)
                 construction = "integer rooted trees, route rounds and list schedule"
+    if effort.collective_blocks and best[0] < 1 and not proved:
+        # small fabrics: trees chosen together with the sets of transfers that run
+        # at once (the search's trees can need more than any such sequence gives)
+        built = block_timetable(platform, result, most, effort.collective_blocks,
+                                shares)
+        if built is not None and built[0].rate(roots) / result.rate > best[0]:
+            table, k = built
+            best = (table.rate(roots) / result.rate, k, Fraction(1), table)
+            construction = "trees and blocks of concurrent transfers chosen together"
     ratio, k, bound, table = best
     table.check()
     row = whole_hold_bound(transfer_model(platform), table.route_counts) * table.unit
