@@ -24,6 +24,10 @@ certificate (issue 43; ours, on 002 §5.3's trees with one rate per root).
    certificate (prices and Edmonds families) bounds every schedule's rate by x*, so
    x / x* is certified (``steady verify`` re-checks it independently).
 
+On small fabrics (:func:`.config_blocks.applies`) whose timetable stays below
+:data:`BLOCKS_BELOW`, trees and blocks of concurrent transfers chosen together
+(:mod:`.config_blocks`) are also built, and the better certified ratio is kept.
+
 Under the period rule (a node forwards in period p what it received in period p - 1;
 an in-tree node sends up the reduction of its own share with what its children sent in
 period p - 1) any timetable whose tree edges carry their weights is valid when
@@ -235,6 +239,10 @@ def halvings(most: int, low: int) -> list[int]:
     return out
 
 
+#: Below this ratio the chooser also tries :mod:`.config_blocks` (issue 43's target: a
+#: timetable at or above it is kept as it is).
+BLOCKS_BELOW = Fraction(99, 100)
+
 #: The best chunk counts of :func:`chunk_counts` whose weights are also spread (a MILP
 #: each): the others are tried as found.
 SPREAD_COUNTS = 3
@@ -288,9 +296,10 @@ def collective_timetable(platform, result, max_messages: int,
             if best is None or ratio > best[0]:
                 best = (ratio, k, bound, table)
                 construction = "integer rooted trees, route rounds and list schedule"
-    if effort.collective_blocks and best[0] < 1 and not proved:
+    if effort.collective_blocks and best[0] < BLOCKS_BELOW and not proved:
         # small fabrics: trees chosen together with the sets of transfers that run
-        # at once (the search's trees can need more than any such sequence gives)
+        # at once (the search's trees can need more than any such sequence gives);
+        # a search of seconds, so only below the target
         built = block_timetable(platform, result, most, effort.collective_blocks,
                                 shares)
         if built is not None and built[0].rate(roots) / result.rate > best[0]:

@@ -114,6 +114,7 @@ class ConfigurationLP:
         from ortools.linear_solver import pywraplp
 
         self.shares = shares
+        self._platform = platform
         model = transfer_model(platform)
         self.info = {}
         for route in routes:
@@ -166,11 +167,28 @@ class ConfigurationLP:
         return True
 
     def solve(self) -> bool:
+        """GLOP from the last basis, then once from scratch (a model rebuilt from the
+        columns) when it ends otherwise than optimal (seen: ABNORMAL after some hundred
+        columns); whether an optimum was found."""
         from ortools.linear_solver import pywraplp
 
-        status = solve_linear(self.lp, glop_limits(self.lp.NumVariables(),
-                                                   self.lp.NumConstraints()))
-        return status == pywraplp.Solver.OPTIMAL
+        for attempt in (0, 1):
+            if attempt:
+                self._rebuild()
+            status = solve_linear(self.lp, glop_limits(self.lp.NumVariables(),
+                                                       self.lp.NumConstraints()))
+            if status == pywraplp.Solver.OPTIMAL:
+                return True
+        return False
+
+    def _rebuild(self) -> None:
+        fresh = ConfigurationLP.__new__(ConfigurationLP)
+        fresh.__init__(self._platform, self.result, self.routes, self.shares)
+        for root, edges in self.trees:
+            fresh.add_tree(root, edges)
+        for config in self.configs:
+            fresh.add_config(config)
+        self.__dict__.update(fresh.__dict__)
 
     def duals(self) -> tuple[dict, dict, float]:
         """({route: price >= 0}, {root: its dual}, the time row's dual) of the last
