@@ -104,12 +104,13 @@ def test_left_justification_moves_nothing_later():
 @given(switched_platforms(min_compute=3, max_compute=4, max_switches=2,
                           cost=st.sampled_from([Fraction(1, 3), Fraction(1, 4), Fraction(1, 6),
                                                 Fraction(1, 12)])),
-       st.sampled_from(["allgather", "reduce-scatter"]), st.integers(1, 8))
+       st.sampled_from(["allgather", "reduce-scatter", "allreduce"]), st.integers(1, 8))
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 def test_blocks_are_valid_and_certified(platform, kind, most):
-    """On small switched platforms (one-port and multi-port, speeds 3, 4, 6, 12): the
-    timetable passes Timetable.check and the independent checker, has ``most`` chunks
-    per root, and the checker certifies exactly its rate over x* (at most 1)."""
+    """On small switched platforms (one-port and multi-port, speeds 3, 4, 6, 12), an
+    allgather, a reduce-scatter or an allreduce: the timetable passes Timetable.check
+    and the independent checker, has ``most`` chunks per root, and the checker
+    certifies exactly its rate over x* (at most 1)."""
     result = collective_throughput(platform, kind)
     built = config_blocks.block_timetable(platform, result, most, 500,
                                            root_shares(result.roots))
