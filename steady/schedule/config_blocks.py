@@ -79,17 +79,9 @@ def applies(platform, result):
 
 
 def _edges(tree) -> list:
-    """A tree of the optimum's search as its edges' routes, sender first."""
-    out = []
-    for child, par in tree.parent.items():
-        arc = (par, child) if tree.direction == "out" else (child, par)
-        path = tuple(tree.routes.get(child, ())) if tree.routes else ()
-        if len(path) < 2:
-            path = arc
-        elif path[0] != arc[0]:
-            path = path[::-1]
-        out.append(path)
-    return out
+    """A tree of the optimum's search (:class:`steady.throughput.result.RootedTree`)
+    as its edges' routes, in the data's direction (sender first)."""
+    return [tree.route(child) for child in tree.parent]
 
 
 def _as_tree(root, edges, weight: int) -> Tree:
@@ -182,8 +174,7 @@ class ConfigurationLP:
         return False
 
     def _rebuild(self) -> None:
-        fresh = ConfigurationLP.__new__(ConfigurationLP)
-        fresh.__init__(self._platform, self.result, self.routes, self.shares)
+        fresh = ConfigurationLP(self._platform, self.result, self.routes, self.shares)
         for root, edges in self.trees:
             fresh.add_tree(root, edges)
         for config in self.configs:
