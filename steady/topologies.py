@@ -21,6 +21,8 @@ collective optimum uses to solve one root per orbit (proofs/collectives.md).
   k pods of k/2 edge and k/2 aggregation switches, (k/2)^2 core switches, k^3/4 hosts.
 * :func:`hetero_cluster_platform`: a small heterogeneous switched cluster (racks of
   different speeds, an oversubscribed core, one NVLink pair), without symmetry.
+* :func:`switched_cluster`: the small random switched clusters of issue 43's trial (6
+  compute nodes, 3 switches, link speeds 3 to 15), by seed.
 """
 
 from __future__ import annotations
@@ -209,6 +211,42 @@ def hetero_cluster_platform() -> Platform:
     _both_ways(links, "storage", "core", 10)
     return Platform("a0", links, nodes + switches, "hetero-cluster", ports=MULTI_PORT,
                     switches=switches)
+
+
+#: The link speeds :func:`switched_cluster` draws from.
+CLUSTER_SPEEDS = (3, 4, 5, 6, 8, 10, 12, 15)
+
+
+def switched_cluster(seed: int, ports: str = MULTI_PORT) -> Platform:
+    """A random heterogeneous switched cluster (issue 43's trial; ours): compute nodes
+    n0 .. n5, switches s0, s1, s2; node i linked both ways to s(i mod 3) and, with
+    probability 0.3, to the next switch too; s0 - s1 and s1 - s2 linked both ways and
+    s0 - s2 with probability 1/2; every link's speed (each way its own) drawn from
+    :data:`CLUSTER_SPEEDS`, its cost 1/speed.  ``random.Random(seed)``, the draws in
+    that order: the clusters of seeds 1 and 7 (one-port) are those of
+    tests/test_collective_bound.py and tests/test_collective_placement.py."""
+    import random
+
+    rng = random.Random(seed)
+    speeds = []
+    for i in range(6):
+        home = i % 3
+        speeds += [(f"n{i}", f"s{home}", rng.choice(CLUSTER_SPEEDS)),
+                   (f"s{home}", f"n{i}", rng.choice(CLUSTER_SPEEDS))]
+        if rng.random() < 0.3:
+            other = (home + 1) % 3
+            speeds += [(f"n{i}", f"s{other}", rng.choice(CLUSTER_SPEEDS)),
+                       (f"s{other}", f"n{i}", rng.choice(CLUSTER_SPEEDS))]
+    for a, b in ((0, 1), (1, 2)):
+        speeds += [(f"s{a}", f"s{b}", rng.choice(CLUSTER_SPEEDS)),
+                   (f"s{b}", f"s{a}", rng.choice(CLUSTER_SPEEDS))]
+    if rng.random() < 0.5:
+        speeds += [("s0", "s2", rng.choice(CLUSTER_SPEEDS)),
+                   ("s2", "s0", rng.choice(CLUSTER_SPEEDS))]
+    links = [Link(a, b, Fraction(1, speed)) for a, b, speed in speeds]
+    nodes = [f"n{i}" for i in range(6)] + ["s0", "s1", "s2"]
+    return Platform("n0", links, nodes, f"cluster-{seed}-{ports}", ports=ports,
+                    switches=["s0", "s1", "s2"])
 
 
 #: name -> (builder, what its size argument is), for commands and benchmarks.

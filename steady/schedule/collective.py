@@ -24,6 +24,10 @@ certificate (issue 43; ours, on 002 §5.3's trees with one rate per root).
    certificate (prices and Edmonds families) bounds every schedule's rate by x*, so
    x / x* is certified (``steady verify`` re-checks it independently).
 
+On small fabrics (:func:`.config_blocks.applies`) whose timetable stays below
+:data:`BLOCKS_BELOW`, trees and blocks of concurrent transfers chosen together
+(:mod:`.config_blocks`) are also built, and the better certified ratio is kept.
+
 Under the period rule (a node forwards in period p what it received in period p - 1;
 an in-tree node sends up the reduction of its own share with what its children sent in
 period p - 1) any timetable whose tree edges carry their weights is valid when
@@ -42,6 +46,7 @@ from ..network.resources import (alternative_routes, transfer_model, whole_hold_
                                  whole_hold_rows, whole_holds)
 from .effort import DEFAULT, effort as effort_of
 from .clos_phases import phased_timetable
+from .config_blocks import block_timetable
 from .nic_rounds import nic_cap, nic_timetable
 from .rail_phases import rail_timetable
 from .list_schedule import route_list_schedule
@@ -234,6 +239,10 @@ def halvings(most: int, low: int) -> list[int]:
     return out
 
 
+#: Below this ratio the chooser also tries :mod:`.config_blocks` (issue 43's target: a
+#: timetable at or above it is kept as it is).
+BLOCKS_BELOW = Fraction(99, 100)
+
 #: The best chunk counts of :func:`chunk_counts` whose weights are also spread (a MILP
 #: each): the others are tried as found.
 SPREAD_COUNTS = 3
@@ -252,6 +261,7 @@ def collective_timetable(platform, result, max_messages: int,
         raise ValueError(f"the relative rates need {max(shares.values())} messages per "
                          "period at the root of the largest rate: raise max_messages")
     best, construction = None, "integer rooted trees, route rounds and list schedule"
+    proved = False
     phased = phased_timetable(platform, result, most)
     if phased is not None:   # a Clos fabric (fat tree, leaf-spine): phases built by hand
         table, k = phased
@@ -270,6 +280,7 @@ def collective_timetable(platform, result, max_messages: int,
         if best is not None and best[0] < 1 and build is nic_timetable \
                 and nic_cap(platform, result) == table.rate(roots):
             best = best[:2] + (best[0],) + best[3:]   # proved: no timetable does better
+            proved = True
     if best is None or best[0] < best[2]:
         fams = families(platform, result, effort.collective_pricing,
                         effort.collective_neighbours)
@@ -285,6 +296,16 @@ def collective_timetable(platform, result, max_messages: int,
             if best is None or ratio > best[0]:
                 best = (ratio, k, bound, table)
                 construction = "integer rooted trees, route rounds and list schedule"
+    if effort.collective_blocks and best[0] < BLOCKS_BELOW and not proved:
+        # small fabrics: trees chosen together with the sets of transfers that run
+        # at once (the search's trees can need more than any such sequence gives);
+        # a search of seconds, so only below the target
+        built = block_timetable(platform, result, most, effort.collective_blocks,
+                                shares)
+        if built is not None and built[0].rate(roots) / result.rate > best[0]:
+            table, k = built
+            best = (table.rate(roots) / result.rate, k, Fraction(1), table)
+            construction = "trees and blocks of concurrent transfers chosen together"
     ratio, k, bound, table = best
     table.check()
     row = whole_hold_bound(transfer_model(platform), table.route_counts) * table.unit

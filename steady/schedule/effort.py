@@ -80,6 +80,10 @@ class Effort:
     collective_built: int = 8
     #: Chunk counts most/2, most/4, ... also built when they can beat the rest.
     collective_halvings: int = 3
+    #: Branch-and-bound nodes of the blocks MILP of :mod:`.config_blocks` (trees and
+    #: configurations chosen together), tried on small fabrics whose timetable is below
+    #: ratio 1; 0: not tried.
+    collective_blocks: int = 5_000
 
     def but(self, **changes) -> "Effort":
         """This level with some bounds changed (benchmarks switch layers this way)."""
@@ -92,7 +96,7 @@ FAST = Effort("fast", families=1, list_rounds=2, tight_rounds=8, rules=2, round_
               ladder=(2, 5, 10, 20, 40), regrown=1, patience=2, list_run=False,
               routed=1, period_rule=False, collective_counts=4, collective_neighbours=0,
               collective_pricing=0, collective_nodes=0, collective_built=1,
-              collective_halvings=1)
+              collective_halvings=1, collective_blocks=0)
 DEFAULT = Effort("default", families=1, list_rounds=4, tight_rounds=40, rules=2, round_rules=1, run_placements=400_000,
                  all_placements=800_000, dinkelbach=True, count_kicks=20, cut_counts=False, order_search=0.0,
                  swap_moves=30_000, regrow_both=False,
@@ -105,7 +109,8 @@ THOROUGH = Effort("thorough", families=2, list_rounds=40, tight_rounds=200, rule
                           500, 1000),
                   regrown=8, patience=7, list_run=True, routed=12, period_rule=True,
                   collective_counts=24, collective_neighbours=2000, collective_pricing=64,
-                  collective_nodes=2000, collective_built=12, collective_halvings=5)
+                  collective_nodes=2000, collective_built=12, collective_halvings=5,
+                  collective_blocks=20_000)
 
 LEVELS = {e.name: e for e in (FAST, DEFAULT, THOROUGH)}
 
