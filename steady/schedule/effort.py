@@ -80,6 +80,12 @@ class Effort:
     collective_built: int = 8
     #: Chunk counts most/2, most/4, ... also built when they can beat the rest.
     collective_halvings: int = 3
+    #: Periods of more messages than this whose link counts are also searched over the
+    #: cuts (:mod:`.count_search`) skip the Dinkelbach MILP (None: no such limit).  At
+    #: M = 1000 on generated 65-node platforms the searched counts set the ratio where the
+    #: packing's bound is below 1, and the MILP took up to 3.6 s of the command's 6.6 s
+    #: for a ratio that moved by at most 2e-4 either way (benchmarks/timed_m1000.py).
+    dinkelbach_most: int | None = None
 
     def but(self, **changes) -> "Effort":
         """This level with some bounds changed (benchmarks switch layers this way)."""
@@ -93,11 +99,12 @@ FAST = Effort("fast", families=1, list_rounds=2, tight_rounds=8, rules=2, round_
               routed=1, period_rule=False, collective_counts=4, collective_neighbours=0,
               collective_pricing=0, collective_nodes=0, collective_built=1,
               collective_halvings=1)
-DEFAULT = Effort("default", families=1, list_rounds=4, tight_rounds=40, rules=2, round_rules=1, run_placements=400_000,
+DEFAULT = Effort("default", families=1, list_rounds=4, tight_rounds=40, rules=2, round_rules=2, run_placements=400_000,
                  all_placements=800_000, dinkelbach=True, count_kicks=20, cut_counts=False, order_search=0.0,
                  swap_moves=30_000, regrow_both=False,
                  ladder=(1, 2, 4, 8, 12, 16, 24, 32, 48, 64, 100, 200, 500, 1000),
-                 regrown=3, patience=2, list_run=False, routed=4, period_rule=False)
+                 regrown=3, patience=2, list_run=False, routed=4, period_rule=False,
+                 dinkelbach_most=500)
 THOROUGH = Effort("thorough", families=2, list_rounds=40, tight_rounds=200, rules=8, round_rules=8, run_placements=400_000,
                   all_placements=1_200_000, dinkelbach=True, count_kicks=100, cut_counts=True, order_search=2.0,
                   swap_moves=300_000, regrow_both=True,
