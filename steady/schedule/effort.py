@@ -81,10 +81,9 @@ class Effort:
     #: Chunk counts most/2, most/4, ... also built when they can beat the rest.
     collective_halvings: int = 3
     #: Periods of more messages than this whose link counts are also searched over the
-    #: cuts (:mod:`.count_search`) skip the Dinkelbach MILP (None: no such limit).  At
-    #: M = 1000 on generated 65-node platforms the searched counts set the ratio where the
-    #: packing's bound is below 1, and the MILP took up to 3.6 s of the command's 6.6 s
-    #: for a ratio that moved by at most 2e-4 either way (benchmarks/timed_m1000.py).
+    #: cuts (:mod:`.count_search`) skip the Dinkelbach MILP, whose work there buys
+    #: little (the searched counts set the ratio; docs/limits.md, measured by
+    #: benchmarks/timed_m1000.py); None: no such limit.
     dinkelbach_most: int | None = None
 
     def but(self, **changes) -> "Effort":
