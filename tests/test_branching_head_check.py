@@ -99,3 +99,25 @@ def test_regrown_trees_are_the_same_with_the_head_check(platform, m):
     else:
         assert head.runs == full.runs and [(t.parent, t.weight) for t in head.trees] == \
         [(t.parent, t.weight) for t in full.trees]
+
+
+@settings(max_examples=80, deadline=None)
+@given(capacitated(max_capacity=6), st.data())
+def test_the_reused_network_gives_the_built_networks_flow_and_cut(case, data):
+    """``_reused_shortfall`` (one OR-Tools network per platform, capacities reset for
+    each check) answers as a FlowNetwork built for the check (empty arcs dropped):
+    None when the head receives ``need``, else the same source side of a minimum cut
+    (the nodes the source reaches in the residual graph, whatever the maximum flow)."""
+    import numpy as np
+
+    from steady.exact.connectivity import Propagation
+    from steady.exact.maxflow import FlowNetwork
+
+    platform, caps, _ = case
+    prop = Propagation(platform)
+    vector = np.array([caps[a] for a in prop.arcs], dtype=np.int64)
+    for head in platform.destinations:
+        need = data.draw(st.integers(1, 8))
+        network = FlowNetwork(prop.nodes, platform.source, prop.arcs, vector, prop.ends)
+        built = None if network.max_flow(head) >= need else network.min_cut(head)[1]
+        assert branchings._reused_shortfall(prop, vector, need, head) == built

@@ -40,3 +40,38 @@ def test_a_link_that_goes_on_extends_its_run():
     used, cost = {("a", "b"): 3}, {("a", "b"): 5}
     assert greedy_runs(used, cost, busier_port) == {("a", "b"): [[0, 3]]}
     assert greedy_runs(used, cost, busier_port, fast=False) == {("a", "b"): [[0, 3]]}
+
+
+@st.composite
+def long_runs(draw):
+    """Few links with many messages each: one link often ends alone and goes on for
+    several events (the streaks of ``_streak``)."""
+    arcs = draw(st.lists(st.sampled_from([(u, v) for u in NODES[:4] for v in NODES[:4]
+                                          if u != v]), min_size=1, max_size=6, unique=True))
+    used = {a: draw(st.integers(1, 40)) for a in arcs}
+    cost = {a: draw(st.sampled_from([1, 2, 3, 5, 7, 10**30 + 1])) for a in arcs}
+    key, stick = draw(st.sampled_from(PRIORITIES))
+    ports = sorted({("out", u) for u, _ in arcs} | {("in", v) for _, v in arcs})
+    boost = {p: draw(st.integers(0, 60)) for p in draw(st.lists(st.sampled_from(ports),
+                                                                max_size=3, unique=True))}
+    return used, cost, key, boost, stick
+
+
+@settings(max_examples=150, deadline=None)
+@given(long_runs())
+def test_streaks_of_one_link_give_the_general_runs(case):
+    used, cost, key, boost, stick = case
+    fast = greedy_runs(used, cost, key, dict(boost), stick)
+    assert fast == greedy_runs(used, cost, key, dict(boost), stick, fast=False)
+
+
+def test_a_streak_stops_at_the_next_other_event_and_when_a_rival_leads():
+    # a->b (cost 1, 6 messages) beside c->d (cost 4, 2 messages): a->b goes on alone
+    # between c->d's ends; with a->c waiting (a's in-port c idle at the end) a->b keeps
+    # its lead only while a's work stays above c's in-port work
+    used = {("a", "b"): 6, ("c", "d"): 2, ("a", "c"): 2}
+    cost = {("a", "b"): 1, ("c", "d"): 4, ("a", "c"): 3}
+    for key, stick in PRIORITIES:
+        fast = greedy_runs(used, cost, key, None, stick)
+        assert fast == greedy_runs(used, cost, key, None, stick, fast=False)
+        assert {arc: sum(n for _, n in rs) for arc, rs in fast.items()} == used

@@ -4,6 +4,7 @@ together: counts, list_schedule; proofs/timed-schedule.md)."""
 from __future__ import annotations
 
 import json
+import math
 from fractions import Fraction
 
 import pytest
@@ -113,6 +114,34 @@ def test_the_dinkelbach_search_never_loses_to_its_start(platform, most, data):
     assert 1 <= sum(weights) <= most
     ratio = exact_ratio(platform, list(zip(parents, weights)), result.throughput)
     assert exact_ratio(platform, list(zip(parents, start)), result.throughput) <= ratio <= 1
+
+
+@settings(max_examples=20)
+@given(platforms(max_nodes=6), st.data())
+def test_a_packing_at_ratio_one_is_kept_without_a_milp(platform, data):
+    """steady.schedule.packing: the optimum's own trees weighted in proportion to their
+    rates reach ratio bound exactly 1 (no integer packing does better, so the search
+    returns them without solving a MILP); other weights stay at or below 1."""
+    import steady.schedule.packing as packing
+
+    result = throughput(platform, "trees")
+    trees = optimum_trees(platform, result)
+    scale = math.lcm(*(rate.denominator for _, rate in trees))
+    start = [int(rate * scale) for _, rate in trees]
+    parents = [parent for parent, _ in trees]
+    assert exact_ratio(platform, list(zip(parents, start)), result.throughput) == 1
+    other = data.draw(st.lists(st.integers(0, 9), min_size=len(parents),
+                               max_size=len(parents)))
+    assume(any(other))
+    assert exact_ratio(platform, list(zip(parents, other)), result.throughput) <= 1
+
+    def no_milp(*args, **kwargs):
+        raise AssertionError("a MILP was solved at ratio 1")
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(packing, "_milp_round", no_milp)
+        assert dinkelbach_weights(platform, parents, result.throughput, sum(start),
+                                  start) == start
 
 
 # -- the list schedule (steady.schedule.list_schedule) ----------------------------------

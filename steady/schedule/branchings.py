@@ -22,6 +22,7 @@ from __future__ import annotations
 from typing import Mapping
 
 import numpy as np
+from ortools.graph.python import max_flow
 
 from ..exact.connectivity import Propagation, integer_shortfall
 from ..exact.maxflow import FlowNetwork
@@ -149,11 +150,42 @@ FULL_CHECK = False
 
 def _head_shortfall(prop, caps, need: int, head: str):
     """None when ``head`` receives ``need`` through ``caps`` (per arc index of
-    ``prop``), else the source side of a minimum cut separating it (exact max-flow)."""
+    ``prop``), else the source side of a minimum cut separating it (exact max-flow).
+    Capacities given as an int64 array go to one OR-Tools network per ``prop``, its
+    capacities reset for each check (:func:`_reused_shortfall`)."""
+    if isinstance(caps, np.ndarray):
+        return _reused_shortfall(prop, caps, need, head)
     network = FlowNetwork(prop.nodes, prop.platform.source, prop.arcs, caps, prop.ends)
     if network.max_flow(head) >= need:
         return None
     return network.min_cut(head)[1]
+
+
+#: The OR-Tools network of the last :class:`Propagation` checked (that very object),
+#: with every arc of the platform (zero capacities included) and its arc indices.
+_REUSED: list = [None, None, None]
+
+
+def _reused_shortfall(prop, caps, need: int, head: str):
+    """:func:`_head_shortfall` on int64 capacities (below :data:`SMALL_CAPACITY`, so
+    their sum fits int64) without building a network: the max-flow value and the
+    source side of OR-Tools' cut (the nodes the source reaches in the residual graph,
+    the same for every maximum flow and unchanged by arcs of capacity 0) are those of
+    the :class:`~steady.exact.maxflow.FlowNetwork` that drops the empty arcs."""
+    if _REUSED[0] is not prop:
+        flow = max_flow.SimpleMaxFlow()
+        tails, heads = prop.ends
+        arcs = flow.add_arcs_with_capacity(tails, heads, np.zeros(len(tails), np.int64))
+        flow.add_arc_with_capacity(0, len(prop.nodes) - 1, 0)   # every node known
+        _REUSED[:] = [prop, flow, np.asarray(arcs, dtype=np.int32)]
+    _, flow, arcs = _REUSED
+    flow.set_arcs_capacity(arcs, np.maximum(caps, 0))
+    status = flow.solve(prop.source, prop.index[head])
+    if status != flow.OPTIMAL:  # pragma: no cover - capacities are valid
+        raise RuntimeError(f"max-flow failed with status {status}")
+    if flow.optimal_flow() >= need:
+        return None
+    return frozenset(prop.nodes[i] for i in flow.get_source_side_min_cut())
 
 
 def _crossing(prop, side, cap, on_tree) -> tuple[int, int]:

@@ -84,6 +84,11 @@ class Effort:
     #: configurations chosen together), tried on small fabrics whose timetable is below
     #: ratio 1; 0: not tried.
     collective_blocks: int = 5_000
+    #: Periods of more messages than this whose link counts are also searched over the
+    #: cuts (:mod:`.count_search`) skip the Dinkelbach MILP, whose work there buys
+    #: little (the searched counts set the ratio; docs/limits.md, measured by
+    #: benchmarks/timed_m1000.py); None: no such limit.
+    dinkelbach_most: int | None = None
 
     def but(self, **changes) -> "Effort":
         """This level with some bounds changed (benchmarks switch layers this way)."""
@@ -97,11 +102,12 @@ FAST = Effort("fast", families=1, list_rounds=2, tight_rounds=8, rules=2, round_
               routed=1, period_rule=False, collective_counts=4, collective_neighbours=0,
               collective_pricing=0, collective_nodes=0, collective_built=1,
               collective_halvings=1, collective_blocks=0)
-DEFAULT = Effort("default", families=1, list_rounds=4, tight_rounds=40, rules=2, round_rules=1, run_placements=400_000,
+DEFAULT = Effort("default", families=1, list_rounds=4, tight_rounds=40, rules=2, round_rules=2, run_placements=400_000,
                  all_placements=800_000, dinkelbach=True, count_kicks=20, cut_counts=False, order_search=0.0,
                  swap_moves=30_000, regrow_both=False,
                  ladder=(1, 2, 4, 8, 12, 16, 24, 32, 48, 64, 100, 200, 500, 1000),
-                 regrown=3, patience=2, list_run=False, routed=4, period_rule=False)
+                 regrown=3, patience=2, list_run=False, routed=4, period_rule=False,
+                 dinkelbach_most=500)
 THOROUGH = Effort("thorough", families=2, list_rounds=40, tight_rounds=200, rules=8, round_rules=8, run_placements=400_000,
                   all_placements=1_200_000, dinkelbach=True, count_kicks=100, cut_counts=True, order_search=2.0,
                   swap_moves=300_000, regrow_both=True,

@@ -247,24 +247,54 @@ def _port_runs(used: dict[Arc, int], cost: dict[Arc, int], both: bool, boost: di
     :func:`both_ports` when ``both``), in fewer operations (ours): the same events, the
     same candidates in the same order, the same runs (tests/test_list_schedule_fast.py
     compares the two).  Its own event heap instead of a :class:`.port_clock.PortClock`
-    (no link to hold), each port's boost looked up once, and each link's last run end
-    kept (whether a link goes on is one comparison, not a product of big ticks)."""
+    (no link to hold), each port's remaining work kept with its boost added (only
+    their sum is compared), each link's last run end kept (whether a link goes on is
+    one comparison, not a product of big ticks), and an event where one link ended
+    alone and goes on settled without building and sorting the candidates
+    (:func:`_streak`)."""
     left, work_out, work_in, live_out, live_in = _port_work(used, cost)
-    boost_out = {u: boost.get(("out", u), 0) for u in work_out}
-    boost_in = {v: boost.get(("in", v), 0) for v in work_in}
-    idle_out, idle_in = set(work_out), set(work_in)
+    w_out = {u: w + boost.get(("out", u), 0) for u, w in work_out.items()}
+    w_in = {v: w + boost.get(("in", v), 0) for v, w in work_in.items()}
+    idle_out, idle_in = set(w_out), set(w_in)
     runs: dict[Arc, list] = {arc: [] for arc in used}
     run_end: dict[Arc, int] = {}   # where each link's last run ends
     ending: dict[int, list] = {}
     times = [0]
     pending = sum(left.values())
-    freed_out, freed_in = list(work_out), []
+    freed_out, freed_in = list(w_out), []
     heappop, heappush = heapq.heappop, heapq.heappush
     while pending:
         if not times:   # pragma: no cover - a free pair always exists
             raise AssertionError("list schedule stalled with messages left")
         t = heappop(times)
-        for u, v in ending.pop(t, ()):
+        ended = ending.pop(t, ())
+        steps = 0
+        if chunk == 1 and len(ended) == 1 and left[ended[0]]:
+            arc = ended[0]
+            steps = _streak(arc, t, times[0] if times else None, left[arc], cost[arc],
+                            stick, both, w_out, w_in, live_out, live_in, idle_out,
+                            idle_in)
+        if steps:   # the link goes on alone for ``steps`` events: one run longer
+            u, v = arc
+            work = steps * cost[arc]
+            left[arc] -= steps
+            pending -= steps
+            w_out[u] -= work
+            w_in[v] -= work
+            if not left[arc]:
+                live_out[u].remove(arc)
+                live_in[v].remove(arc)
+            end = t + work
+            run_end[arc] = end
+            runs[arc][-1][1] += steps
+            later = ending.get(end)
+            if later is None:
+                ending[end] = [arc]
+                heappush(times, end)
+            else:
+                later.append(arc)
+            continue
+        for u, v in ended:
             idle_out.add(u)
             idle_in.add(v)
             freed_out.append(u)
@@ -278,8 +308,8 @@ def _port_runs(used: dict[Arc, int], cost: dict[Arc, int], both: bool, boost: di
             u, v = arc
             going_on = run_end.get(arc) == t
             extra = min(chunk, left[arc]) * cost[arc] if going_on and stick else 0
-            a = work_out[u] + boost_out[u] + extra
-            b = work_in[v] + boost_in[v] + extra
+            a = w_out[u] + extra
+            b = w_in[v] + extra
             candidates.append((-(a + b) if both else -(a if a > b else b),
                                not going_on, arc))
         candidates.sort()
@@ -290,12 +320,11 @@ def _port_runs(used: dict[Arc, int], cost: dict[Arc, int], both: bool, boost: di
             k = left[arc]
             if k > chunk:
                 k = chunk
-            c = cost[arc]
-            work = k * c
+            work = k * cost[arc]
             left[arc] -= k
             pending -= k
-            work_out[u] -= work
-            work_in[v] -= work
+            w_out[u] -= work
+            w_in[v] -= work
             if not left[arc]:
                 live_out[u].remove(arc)
                 live_in[v].remove(arc)
@@ -307,13 +336,60 @@ def _port_runs(used: dict[Arc, int], cost: dict[Arc, int], both: bool, boost: di
                 runs[arc].append([t, k])
             else:
                 runs[arc][-1][1] += k
-            ended = ending.get(end)
-            if ended is None:
+            later = ending.get(end)
+            if later is None:
                 ending[end] = [arc]
                 heappush(times, end)
             else:
-                ended.append(arc)
+                later.append(arc)
     return runs
+
+
+def _streak(arc, t: int, following, left: int, c: int, stick: bool, both: bool,
+            w_out, w_in, live_out, live_in, idle_out, idle_in) -> int:
+    """How many events of :func:`_port_runs` in a row, from ``t``, place one message of
+    ``arc`` and nothing else, when ``arc`` = (u, v) alone ended at ``t`` and has
+    ``left`` messages (one per placement) of ``c`` ticks; 0: the event loop decides
+    (ours).  Until the next other event (``following``, or None) the idle ports stay
+    the same, so the candidates stay ``arc`` and the pairs (u, x) and (y, v) with x, y
+    idle, and only W_u and W_v (remaining work plus boost, ``w_out``/``w_in``) fall, by
+    c a message.  ``arc`` is placed first (it wins ties: the others do not go on), which
+    busies u and v and so ends the event, while its key beats every rival's: under
+    the busier port rule while max(W_u, W_v) - s·c + extra >= W_x and >= W_y (a
+    rival's other term, W_u - s·c or W_v - s·c, never beats ``arc``'s), under both
+    ports while W_v - s·c + 2·extra >= W_x and W_u - s·c + 2·extra >= W_y (extra: c
+    with ``stick``: ``arc`` goes on).  Every slack falls by c a message."""
+    u, v = arc
+    extra = c if stick else 0
+    w_u, w_v = w_out[u], w_in[v]
+    if both:
+        top_in, top_out = w_v + 2 * extra, w_u + 2 * extra
+    else:
+        top_in = top_out = (w_u if w_u > w_v else w_v) + extra
+    low = None   # the least slack over the rivals (u and v are not idle: not rivals)
+    for _, x in live_out[u]:
+        if x in idle_in:
+            slack = top_in - w_in[x]
+            if slack < 0:
+                return 0
+            if low is None or slack < low:
+                low = slack
+    for y, _ in live_in[v]:
+        if y in idle_out:
+            slack = top_out - w_out[y]
+            if slack < 0:
+                return 0
+            if low is None or slack < low:
+                low = slack
+    most = left
+    if following is not None:   # the streak's events come before the next other one
+        gap = following - t
+        if gap <= c:
+            return 1
+        most = min(most, -(-gap // c))
+    if low is not None:
+        most = min(most, low // c + 1)
+    return most
 
 
 def _port_ends(runs, cost) -> dict[tuple[str, str], int]:

@@ -98,10 +98,13 @@ def dinkelbach_weights(platform, trees, optimum: Fraction, most: int, start,
     weights aligned with ``trees``); returns ``start`` when the search finds nothing
     better or no MILP solver is available.  Work: ``rounds`` MILPs of at most
     :data:`ROUND_NODES` branch-and-bound nodes each (no time limit: the same input gives
-    the same weights at any load)."""
+    the same weights at any load).  A ratio bound of 1 is final (no weights exceed the
+    optimum's throughput): then no MILP is solved."""
     best = list(start)
     best_ratio = exact_ratio(platform, zip(trees, best), optimum)
     for _ in range(rounds):
+        if best_ratio >= 1:   # no weights beat the optimum: a MILP cannot improve
+            break
         try:
             proposal = _milp_round(platform, trees, optimum, most, best, best_ratio)
         except OverflowError:  # loads beyond float range (issue 18 F02): keep the start

@@ -8,8 +8,10 @@ start time (steady-schedule version 2, a :class:`~.timetable.Timetable`):
 1. when the exact optimum's own period holds at most M messages, it is taken, in timed
    form (ratio 1);
 2. otherwise integer trees of N <= M messages are drawn from optimal trees
-   (:mod:`.counts`: rounded counts, packing, a bounded Dinkelbach search), on each family
-   of :func:`tree_families` the effort allows, and list scheduled (:mod:`.list_schedule`);
+   (:mod:`.counts`: rounded counts, packing, a bounded Dinkelbach search -- left out for
+   periods of more than the effort's ``dinkelbach_most`` messages whose link counts are
+   also searched over the cuts, :mod:`.count_search`), on each family of
+   :func:`tree_families` the effort allows, and list scheduled (:mod:`.list_schedule`);
 3. at ``thorough`` effort, for 2 <= M <= :data:`CUT_MESSAGES`, link counts chosen over
    the cuts by a MILP (:mod:`.cut_counts`) are built on too, and the timetables' port
    orders are searched by CP-SAT (:mod:`.order_search`).
@@ -163,16 +165,21 @@ def _timed_from(platform, result, trees, max_messages: int, effort):
              else _exact_if_short(platform, trees, result, max_messages))
     if exact is not None:
         return exact, exact.messages, "exact optimum (002 §5.4.2), timed"
-    messages, weights = best_packing(platform, trees, optimum, max_messages,
-                                     effort.dinkelbach)
+    over_cuts = (not has_link_rows(platform) and effort.count_kicks is not None
+                 and 2 <= max_messages <= COUNT_MESSAGES)
+    # long periods whose counts are searched over the cuts: those set the ratio, the
+    # Dinkelbach MILP costs more than it moves it (Effort.dinkelbach_most)
+    dinkelbach = effort.dinkelbach and not (
+        over_cuts and effort.dinkelbach_most is not None
+        and max_messages > effort.dinkelbach_most)
+    messages, weights = best_packing(platform, trees, optimum, max_messages, dinkelbach)
     # each construction's ratio bound N / (TP*·largest load); timetables are built
     # best bound first, and a construction whose bound cannot beat the timetable in
     # hand is not built (packing and timing are the costly part)
     options = [(Fraction(messages) / (optimum * _load(platform, weights)), messages,
                 "rounded counts",
                 lambda: list_schedule(platform, weights, effort))]
-    if (not has_link_rows(platform) and effort.count_kicks is not None
-            and 2 <= max_messages <= COUNT_MESSAGES and options[0][0] < 1):
+    if over_cuts and options[0][0] < 1:
         load, counts = _searched_counts(platform, trees, optimum, max_messages, effort)
         options.append((Fraction(max_messages) / (optimum * load), max_messages,
                         "counts searched over the cuts",
