@@ -75,3 +75,33 @@ def test_a_streak_stops_at_the_next_other_event_and_when_a_rival_leads():
         fast = greedy_runs(used, cost, key, None, stick)
         assert fast == greedy_runs(used, cost, key, None, stick, fast=False)
         assert {arc: sum(n for _, n in rs) for arc, rs in fast.items()} == used
+
+
+def test_slack_rounds_only_shorten_and_only_where_the_schedule_is_slack():
+    """A list schedule of few rounds that ends more than SLACK above its load bound gets
+    as many rounds again (effort.slack_rounds): never longer than without them, the very
+    same timetable where it was within SLACK, and reached on some of these platforms."""
+    from fractions import Fraction
+
+    from steady.generators import random_platform
+    from steady.schedule.effort import DEFAULT
+    from steady.schedule.list_schedule import SLACK, list_schedule
+    from steady.schedule.timed import optimum_trees
+    from steady.throughput import throughput
+
+    plain = DEFAULT.but(list_rounds=1, slack_rounds=0)
+    slack = DEFAULT.but(list_rounds=1, slack_rounds=1)
+    reached = 0
+    for seed in range(20):
+        p = random_platform(14, 0.3, seed)
+        rates = optimum_trees(p, throughput(p, "trees"))
+        scale = 60 / sum(rate for _, rate in rates)
+        trees = [(parent, max(1, round(rate * scale))) for parent, rate in rates]
+        before, after = list_schedule(p, trees, plain), list_schedule(p, trees, slack)
+        load = max(before.port_loads().values())
+        if before.period > load * (1 + SLACK):
+            reached += 1
+            assert after.period <= before.period
+        else:
+            assert after.runs == before.runs and after.period == before.period
+    assert reached >= 2
