@@ -16,6 +16,8 @@ makes each of those periods longer.  :func:`horizon_choice` builds a *candidate 
   200 nodes, where the work bound falls);
 * under pipelined forwarding, the same periods followed by a clean-up routed afresh
   (:mod:`.rerouted`);
+* at ``default``, the most promising timetables built again from a second family of
+  optimal trees (:func:`rebuilt_timetables`), regrown and counted beside the others;
 * for the most promising timetables, their trees regrown by earliest arrival
   (:func:`steady.schedule.regrow.regrown`: same period and ratio, far smaller lags);
 * the list run (:mod:`.list_run`: no periods) on the trees of the best ratio;
@@ -185,34 +187,81 @@ def horizon_choice(platform, result, horizon, effort=DEFAULT, rules=None, most=N
         best_hope = hope if best_hope is None else max(best_hope, hope)
     if not built:
         raise ValueError("no timed schedule could be built")
-    regrowths = {}
+    # timetables built again on other trees: their candidates are counted beside the
+    # others (``extra``), so that every candidate of the ladder's is still there
+    rebuilt = rebuilt_timetables(platform, result, built, cap, effort, cuts)
+    for m, table, ratio in rebuilt:
+        improvers.append({"max_messages": m, "improver": "rebuild",
+                          "how": "on the cut method's trees",
+                          "result": f"ratio {format_exact(ratio)}"})
+    regrowths, extra = {}, []
     if PIPELINED in periodic and effort.regrown:
-        for m, table, ratio in _promising(built, tried, cap, effort.regrown):
-            for idle in (True, False) if effort.regrow_both else (True,):
-                how = "through idle slots" if idle else "through its slots"
-                again = regrown(table, effort.swap_moves, idle)
-                if isinstance(again, str):
-                    improvers.append({"max_messages": m, "improver": "regrow", "how": how,
-                                      "result": again})
-                    continue
-                regrowths[(id(table), idle)] = again
-                before = min(_warmups(tried, table), default=None)
-                entries = _counted(m, again, ratio, how, (PIPELINED,), k, cap)
-                tried += entries
-                after = min((e.pattern.warmup for e in entries), default=None)
-                improvers.append({"max_messages": m, "improver": "regrow", "how": how,
-                                  "result": f"warm-up {before} -> {after} periods"})
+        tried += _regrown(_promising(built, tried, cap, effort.regrown), tried, effort, k,
+                          cap, regrowths, improvers)
+        extra = _regrown(rebuilt, tried, effort, k, cap, regrowths, improvers)
     if not tried:   # every timetable lagged and none was regrown: count them as built
         for m, table, ratio in deferred:
             tried += _counted(m, table, ratio, "", periodic, k, cap)
     if PIPELINED in periodic:
         tried += _routed(tried, k, effort.routed)
+        extra += _routed(extra, k, effort.routed,
+                         max((c.delivered for c in tried), default=0))
     if LISTED in rules and (effort.list_run or asked) and _fits(platform, k, optimum,
                                                                 rules, max_events):
         tried += _listed(built, regrowths, k, optimum)
-    tried = _refined(tried, k, cap)
+    tried = _refined(tried, k, cap) + _refined(extra, k, cap)
     best = min(range(len(tried)), key=lambda i: (-tried[i].delivered, i))
     return Choice(k, optimum, tuple(tried), tried[best], tuple(improvers), result)
+
+
+def _regrown(chosen, tried, effort, k: Fraction, cap: Fraction, regrowths: dict,
+             improvers: list) -> list[Candidate]:
+    """The candidates of the timetables ``chosen`` [(M, table, ratio)] with their trees
+    regrown (through idle slots, and at ``regrow_both`` through their own slots too);
+    ``regrowths`` and ``improvers`` are told what was done."""
+    out = []
+    for m, table, ratio in chosen:
+        for idle in (True, False) if effort.regrow_both else (True,):
+            how = "through idle slots" if idle else "through its slots"
+            again = regrown(table, effort.swap_moves, idle)
+            if isinstance(again, str):
+                improvers.append({"max_messages": m, "improver": "regrow", "how": how,
+                                  "result": again})
+                continue
+            regrowths[(id(table), idle)] = again
+            before = min(_warmups(tried, table), default=None)
+            entries = _counted(m, again, ratio, how, (PIPELINED,), k, cap)
+            out += entries
+            after = min((e.pattern.warmup for e in entries), default=None)
+            improvers.append({"max_messages": m, "improver": "regrow", "how": how,
+                              "result": f"warm-up {before} -> {after} periods"})
+    return out
+
+
+def rebuilt_timetables(platform, result, built, cap: Fraction, effort, cuts) -> list:
+    """The ``effort.rebuilt`` most promising timetables of ``built`` (ranked as
+    :func:`_promising` ranks them) whose ratio is below 1, built again from the second
+    family of optimal trees (the cut method's, :func:`steady.schedule.timed.tree_families`):
+    those that come out with a better ratio.  Ours: the period a timetable reaches
+    depends on which optimal rate vector is rounded, and on generated 50- and 65-node
+    platforms the second family is the better one at some M; building it only for the
+    few M that can win costs two timetables instead of one per M of the ladder."""
+    if not effort.rebuilt:
+        return []
+    second = tree_families(platform, result, effort.but(families=2))[1:]
+    if not second:
+        return []
+    ranked = sorted((b for b in built if b[2] < 1),
+                    key=lambda b: (-(b[2] * cap - REGROWN_LAG * b[1].messages), b[0]))
+    out = []
+    for m, table, ratio in ranked[:effort.rebuilt]:
+        if not second[0].trees:
+            break
+        again, _ = timed_timetable(platform, result, m, effort.but(families=1), second, cuts)
+        better = Fraction(again.messages * again.unit, again.period) / result.throughput
+        if better > ratio:
+            out.append((m, again, better))
+    return out
 
 
 def _fits(platform, k: Fraction, optimum: Fraction, rules, max_events: int) -> bool:
@@ -248,16 +297,16 @@ def _counted(m: int, table: Timetable, ratio: Fraction, regrown_how: str, rules,
     return out
 
 
-def _routed(tried, k: Fraction, most: int) -> list[Candidate]:
+def _routed(tried, k: Fraction, most: int, known: int = 0) -> list[Candidate]:
     """The ``most`` pipelined candidates that deliver the most, with their clean-up
     routed afresh (:mod:`.rerouted`: an exact count) -- but not those whose count could
     not even reach what a candidate delivers already (:func:`.rerouted.routed_bound`:
     routing the clean-up of trees that lag tens of periods is the costly part, and
-    such a candidate is never chosen)."""
+    such a candidate is never chosen; ``known``: a count another candidate reaches)."""
     out = []
     ranked = sorted((c for c in tried if c.forwarding == PIPELINED and not c.routed_cleanup),
                     key=lambda c: -c.delivered)
-    known = max((c.delivered for c in tried), default=0)
+    known = max([known] + [c.delivered for c in tried])
     for c in ranked[:most]:
         if routed_bound(c.pattern, c.phases, k) < known:
             continue

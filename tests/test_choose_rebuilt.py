@@ -1,0 +1,72 @@
+"""Timetables of the ladder built again from the second family of optimal trees
+(steady.simulate.choose.rebuilt_timetables)."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import pytest
+from hypothesis import assume, given, settings, strategies as st
+
+from steady.generators import mesh_platform, random_platform
+from steady.schedule.cut_counts import CutPool
+from steady.schedule.effort import DEFAULT
+from steady.schedule.timed import timed_timetable, tree_families
+from steady.simulate.choose import horizon_choice, rebuilt_timetables, with_trees
+from steady.throughput import throughput
+
+
+def _ratio(table, optimum):
+    return Fraction(table.messages * table.unit, table.period) / optimum
+
+
+def _built(platform, ladder=(4, 8)):
+    result = with_trees(platform, throughput(platform, "trees"))
+    families = tree_families(platform, result, DEFAULT)
+    built = []
+    for m in ladder:
+        table, _ = timed_timetable(platform, result, m, DEFAULT, families)
+        built.append((m, table, _ratio(table, result.throughput)))
+    return result, built
+
+
+@pytest.mark.slow
+@settings(max_examples=8, deadline=None)
+@given(kind=st.sampled_from(["mesh", "random"]), nodes=st.integers(8, 10),
+       seed=st.integers(1, 6), most=st.integers(1, 3))
+def test_a_rebuilt_timetable_is_valid_and_strictly_faster(kind, nodes, seed, most):
+    platform = (mesh_platform(nodes, seed=seed) if kind == "mesh"
+                else random_platform(nodes, 0.3, seed=seed))
+    result, built = _built(platform)
+    cap = result.throughput * 1000
+    out = rebuilt_timetables(platform, result, built, cap, DEFAULT.but(rebuilt=most),
+                             CutPool())
+    assume(out)
+    first = {m: ratio for m, _, ratio in built}
+    assert len(out) <= most
+    for m, table, ratio in out:
+        table.check()
+        assert table.messages <= m
+        assert ratio == _ratio(table, result.throughput)
+        assert first[m] < ratio <= 1
+
+
+def test_no_rebuild_at_an_effort_without_it():
+    platform = mesh_platform(8, seed=3)
+    result, built = _built(platform)
+    assert rebuilt_timetables(platform, result, built, result.throughput * 1000,
+                              DEFAULT.but(rebuilt=0), CutPool()) == []
+    assert rebuilt_timetables(platform, result, built, result.throughput * 1000,
+                              DEFAULT.but(rebuilt=2), CutPool())   # this one does rebuild
+
+
+def test_the_chooser_reports_a_rebuild_and_its_plan_checks():
+    platform = mesh_platform(12, seed=1)   # M = 8: 0.96852 -> 1 on the second family
+    result = throughput(platform, "trees")
+    choice = horizon_choice(platform, result, 2000, DEFAULT.but(rebuilt=2))
+    rebuilds = [i for i in choice.improvers if i["improver"] == "rebuild"]
+    assert rebuilds == [{"max_messages": 8, "improver": "rebuild",
+                         "how": "on the cut method's trees", "result": "ratio 1"}]
+    assert choice.best.ratio == 1
+    plan = choice.best.plan(choice.horizon, choice.optimum)
+    assert plan.delivered_by(choice.horizon) == choice.best.delivered
