@@ -65,8 +65,11 @@ def test_the_chooser_reports_a_rebuild_and_its_plan_checks():
     result = throughput(platform, "trees")
     choice = horizon_choice(platform, result, 2000, DEFAULT.but(rebuilt=2))
     rebuilds = [i for i in choice.improvers if i["improver"] == "rebuild"]
-    assert rebuilds == [{"max_messages": 8, "improver": "rebuild",
-                         "how": "on the cut method's trees", "result": "ratio 1"}]
+    # at most effort.rebuilt of them, each on the second family; M = 8's reaches 1
+    assert 1 <= len(rebuilds) <= 2
+    assert all(r["how"] == "on the cut method's trees" for r in rebuilds)
+    assert {"max_messages": 8, "improver": "rebuild", "how": "on the cut method's trees",
+            "result": "ratio 1"} in rebuilds
     assert choice.best.ratio == 1
     plan = choice.best.plan(choice.horizon, choice.optimum)
     assert plan.delivered_by(choice.horizon) == choice.best.delivered
