@@ -88,9 +88,8 @@ class Effort:
     #: ratio 1; 0: not tried.
     collective_blocks: int = 5_000
     #: Periods of more messages than this whose link counts are also searched over the
-    #: cuts (:mod:`.count_search`) skip the Dinkelbach MILP, whose work there buys
-    #: little (the searched counts set the ratio; docs/limits.md, measured by
-    #: benchmarks/timed_m1000.py); None: no such limit.
+    #: cuts (:mod:`.count_search`) skip the Dinkelbach MILP; None (every level: it
+    #: shortens the longest runs only and lowers some ratios, docs/limits.md).
     dinkelbach_most: int | None = None
     #: A broadcast's list schedule of at most this many rounds per rule, still more than
     #: :data:`.list_schedule.SLACK` above its load bound, gets as many rounds again.
@@ -113,7 +112,7 @@ DEFAULT = Effort("default", families=1, list_rounds=4, tight_rounds=40, rules=2,
                  swap_moves=30_000, regrow_both=False,
                  ladder=(1, 2, 4, 8, 12, 16, 24, 32, 48, 64, 100, 200, 500, 1000),
                  regrown=3, patience=2, list_run=False, routed=4, period_rule=False,
-                 dinkelbach_most=500, slack_rounds=4, rebuilt=2)
+                 slack_rounds=4, rebuilt=2)
 THOROUGH = Effort("thorough", families=2, list_rounds=40, tight_rounds=200, rules=8, round_rules=8, run_placements=400_000,
                   all_placements=1_200_000, dinkelbach=True, count_kicks=100, cut_counts=True, order_search=2.0,
                   swap_moves=300_000, regrow_both=True,

@@ -8,9 +8,9 @@ start time (steady-schedule version 2, a :class:`~.timetable.Timetable`):
 1. when the exact optimum's own period holds at most M messages, it is taken, in timed
    form (ratio 1);
 2. otherwise integer trees of N <= M messages are drawn from optimal trees
-   (:mod:`.counts`: rounded counts, packing, a bounded Dinkelbach search -- left out for
-   periods of more than the effort's ``dinkelbach_most`` messages whose link counts are
-   also searched over the cuts, :mod:`.count_search`), on each family of
+   (:mod:`.counts`: rounded counts, packing, a bounded Dinkelbach search -- which an
+   effort may leave out for periods of more than its ``dinkelbach_most`` messages whose
+   link counts are also searched over the cuts, :mod:`.count_search`), on each family of
    :func:`tree_families` the effort allows, and list scheduled (:mod:`.list_schedule`);
 3. at ``thorough`` effort, for 2 <= M <= :data:`CUT_MESSAGES`, link counts chosen over
    the cuts by a MILP (:mod:`.cut_counts`) are built on too, and the timetables' port
