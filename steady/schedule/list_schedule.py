@@ -80,14 +80,21 @@ def list_schedule(platform, trees, effort) -> Timetable:
     # further rounds only for the rules that did best (:func:`_more_rounds`)
     states.sort(key=lambda state: state[0])
     rng = random.Random(0)
-    best = _more_rounds(states[:effort.round_rules], rounds - 1, best, rng, used, cost,
-                        chunk, links, lower, budget)
+
+    def play(state, best):
+        return _round(state, best, used, cost, chunk, links, lower, budget)
+
+    def ports():
+        return sorted({("out", u) for u, _ in used})
+
+    best = _more_rounds(states[:effort.round_rules], rounds - 1, best, rng, lower, play,
+                        ports)
     if rounds <= effort.slack_rounds and best[0] * SLACK.denominator > \
             lower * (SLACK.denominator + SLACK.numerator):
         # long periods get few rounds (the placement budget); still more than SLACK
         # above the load bound, they get as many again
-        best = _more_rounds(states[:effort.round_rules], rounds, best, rng, used, cost,
-                            chunk, links, lower, budget)
+        best = _more_rounds(states[:effort.round_rules], rounds, best, rng, lower, play,
+                            ports)
     if links and best[0] > lower:
         found = _link_rounds(used, cost, links, best[0])
         if found is not None:
@@ -110,22 +117,22 @@ JOLTED = 5
 SLACK = Fraction(1, 4000)
 
 
-def _more_rounds(states, count: int, best, rng, used, cost, chunk, links, lower: int,
-                 budget: int):
-    """``count`` further rounds for each rule of ``states`` (until the load bound is
-    reached): the ports that ended late get that much priority in the next; when that
-    stops gaining, a few ports get a little priority at random (``rng``, seeded: the
-    same input, the same timetable).  The best (makespan, transfers, runs) returned."""
+def _more_rounds(states, count: int, best, rng, lower: int, play, names) -> tuple:
+    """``count`` further rounds (``play(state, best)``: one greedy run, the best
+    returned) for each rule of ``states`` until the load bound ``lower`` is reached:
+    the resources that ended late get that much priority in the next; when that stops
+    gaining, a few of them (or of ``names()`` while none has any) get a little priority
+    at random (``rng``, seeded: the same input, the same timetable)."""
     for state in states:
         for _ in range(count):
             if best[0] == lower:
                 break
             if state[3] >= STALE_ROUNDS:
-                ports = sorted(state[2]) or sorted({("out", u) for u, _ in used})
-                for port in rng.sample(ports, min(JOLTED, len(ports))):
-                    state[2][port] = state[2].get(port, 0) + rng.randint(0, lower // 50)
+                picked = sorted(state[2]) or names()
+                for name in rng.sample(picked, min(JOLTED, len(picked))):
+                    state[2][name] = state[2].get(name, 0) + rng.randint(0, lower // 50)
                 state[3] = 0
-            best = _round(state, best, used, cost, chunk, links, lower, budget)
+            best = play(state, best)
     return best
 
 
@@ -716,18 +723,11 @@ def _listed_routes(model, used, cost, parts, capacity, unit, trees, effort) -> d
         best = _route_round(state, best, used, cost, parts, capacity, chunk, lower, budget)
         states.append(state)
     states.sort(key=lambda state: state[0])
-    rng = random.Random(0)
-    for state in states[:effort.round_rules]:
-        for _ in range(rounds - 1):
-            if best[0] == lower:
-                break
-            if state[3] >= STALE_ROUNDS:
-                names = sorted(state[2]) or sorted(capacity)
-                for res in rng.sample(names, min(JOLTED, len(names))):
-                    state[2][res] = state[2].get(res, 0) + rng.randint(0, lower // 50)
-                state[3] = 0
-            best = _route_round(state, best, used, cost, parts, capacity, chunk, lower,
-                                budget)
+    best = _more_rounds(
+        states[:effort.round_rules], rounds - 1, best, random.Random(0), lower,
+        lambda state, best: _route_round(state, best, used, cost, parts, capacity, chunk,
+                                         lower, budget),
+        lambda: sorted(capacity))
     return best[2]
 
 
