@@ -22,8 +22,9 @@ by the list schedule); trees chosen *with* the configurations do not.
    first, SCIP with :data:`PRICING_NODES` nodes when the greedy finds none).  At most
    :data:`ITERATIONS` rounds; it stops early when x reaches the fluid optimum x*
    (no configuration LP exceeds it).
-2. **Integer blocks** (:func:`_blocks`, a MILP over the LP's trees and
-   configurations, SCIP, ``effort.collective_blocks`` nodes): integer tree weights,
+2. **Integer blocks** (:func:`_blocks`, an integer program over the LP's trees and
+   configurations, CP-SAT, ``effort.collective_blocks`` units of deterministic time;
+   at least the certified optimum's period, so it stops there): integer tree weights,
    k chunks per unit share at every root; each configuration C becomes a block of
    D_C ticks in which each copy of a route P runs at most floor(D_C / c_P) messages
    back to back from the block's start; every route carries its trees' messages;
@@ -51,10 +52,11 @@ from ..exact.limits import glop_limits
 from ..interrupts import solve_linear
 from ..network.collective_bound import simple_routes
 from ..network.resources import integer_parts, transfer_model
+from .order_search import solved
 from .timetable import Timetable, Tree
 
 #: The most compute nodes and routes (simple paths through switches) the construction
-#: is tried on: the LP has a row per route and the blocks MILP a lane per route of
+#: is tried on: the LP has a row per route and the blocks model a lane per route of
 #: every configuration.
 MAX_COMPUTE = 12
 MAX_ROUTES = 2_000
@@ -318,47 +320,50 @@ def _rounded(lp, trees, k: int) -> list[int]:
     return [weights.get(i, 0) for i in trees]
 
 
-def _blocks(lp, k: int, nodes: int):
+def _blocks(lp, k: int, work: float):
     """Step 2 (module docstring): (weights per tree of the LP's support, [(config,
-    {route: [messages per copy]})]) or None when SCIP finds nothing."""
-    from ortools.linear_solver import pywraplp
+    {route: [messages per copy]})]) or None when CP-SAT finds nothing within ``work``
+    units of deterministic time (fixed workers, interleaved: the same blocks at any
+    load; SCIP's answers to this model varied from run to run)."""
+    from ortools.sat.python import cp_model
 
     shares = lp.shares
     trees = [i for i, v in enumerate(lp.tree_vars) if v.solution_value() > 1e-9]
     configs = [j for j, v in enumerate(lp.config_vars) if v.solution_value() > 1e-9]
     unit = math.lcm(*(lp.info[P][0].denominator for P in lp.routes))
     cost = {P: int(lp.info[P][0] * unit) for P in lp.routes}
-    solver = pywraplp.Solver.CreateSolver("SCIP")
-    if solver is None:  # pragma: no cover - the ortools wheels ship SCIP
-        return None
-    r = next(iter(lp.result.roots))   # the LP's period k·q_r / (ρ_r·x*), twice, bounds a block
-    horizon = math.ceil(2 * k * shares[r] * unit / (lp.result.roots[r] * lp.result.rate)) \
-        + max(cost.values())
-    w = {i: solver.IntVar(0, k * shares[lp.trees[i][0]], "") for i in trees}
+    model = cp_model.CpModel()
+    r, rho = next(iter(lp.result.roots.items()))
+    # the LP's period k·q_r / (ρ_r·x*), twice, bounds a block; once, rounded up, bounds
+    # the blocks' total from below (they carry k·q_r chunks of root r, and no
+    # timetable beats the certified optimum): CP-SAT stops when it reaches it
+    period = Fraction(k * shares[r] * unit) / (rho * lp.result.rate)
+    horizon = math.ceil(2 * period) + max(cost.values())
+    w = {i: model.NewIntVar(0, k * shares[lp.trees[i][0]], "") for i in trees}
     for root in lp.result.roots:
-        solver.Add(solver.Sum([w[i] for i in trees if lp.trees[i][0] == root])
-                   == k * shares[root])
-    length = {j: solver.IntVar(0, horizon, "") for j in configs}
+        model.Add(sum(w[i] for i in trees if lp.trees[i][0] == root) == k * shares[root])
+    length = {j: model.NewIntVar(0, horizon, "") for j in configs}
     per_copy, carried = {}, {}
     for j in configs:
         for P, copies in sorted(lp.configs[j].items()):
-            n = per_copy[(j, P)] = solver.IntVar(0, horizon // cost[P] + 1, "")
-            solver.Add(cost[P] * n <= length[j])
-            y = carried[(j, P)] = solver.IntVar(0, copies * (horizon // cost[P] + 1), "")
-            solver.Add(y <= copies * n)
+            n = per_copy[(j, P)] = model.NewIntVar(0, horizon // cost[P] + 1, "")
+            model.Add(cost[P] * n <= length[j])
+            y = carried[(j, P)] = model.NewIntVar(0, copies * (horizon // cost[P] + 1), "")
+            model.Add(y <= copies * n)
     need: dict = {}
     for i in trees:
         for P in lp.trees[i][1]:
             need.setdefault(P, []).append(w[i])
     for P, ws in need.items():
-        ys = [carried[(j, P)] for j in configs if (j, P) in carried]
-        solver.Add(solver.Sum(ys) >= solver.Sum(ws))
-    solver.Minimize(solver.Sum(list(length.values())))
-    solver.SetHint([w[i] for i in trees], [float(a) for a in _rounded(lp, trees, k)])
-    status = solve_linear(solver, f"limits/nodes = {nodes}\n")
-    if status not in (pywraplp.Solver.OPTIMAL, pywraplp.Solver.FEASIBLE):
+        model.Add(sum(carried[(j, P)] for j in configs if (j, P) in carried) >= sum(ws))
+    model.Add(sum(length.values()) >= math.ceil(period))
+    model.Minimize(sum(length.values()))
+    for i, weight in zip(trees, _rounded(lp, trees, k)):
+        model.AddHint(w[i], weight)
+    solver = solved(model, work)
+    if solver is None:
         return None
-    weights = {i: round(w[i].solution_value()) for i in trees}
+    weights = {i: solver.Value(w[i]) for i in trees}
     for root in lp.result.roots:   # exact counts, else nothing
         if sum(weights[i] for i in trees if lp.trees[i][0] == root) != k * shares[root]:
             return None
@@ -370,9 +375,8 @@ def _blocks(lp, k: int, nodes: int):
     for j in configs:
         lanes = {}
         for P, copies in sorted(lp.configs[j].items()):
-            n = max(0, round(per_copy[(j, P)].solution_value()))
-            y = min(max(0, round(carried[(j, P)].solution_value())), copies * n,
-                    left.get(P, 0))
+            n = solver.Value(per_copy[(j, P)])
+            y = min(solver.Value(carried[(j, P)]), copies * n, left.get(P, 0))
             row = []
             for _ in range(copies):
                 row.append(min(n, y))
@@ -446,10 +450,10 @@ def _room(intervals, start: int, end: int, part: int, capacity: int) -> bool:
     return True
 
 
-def block_timetable(platform, result, most: int, nodes: int, shares: dict):
+def block_timetable(platform, result, most: int, work: float, shares: dict):
     """(timetable, k) of the module docstring with k = ``most`` chunks per unit share
     (k·q_r at root r, ``shares`` {root: q_r}: :func:`.collective.root_shares`), the
-    blocks MILP bounded by ``nodes``; None where it does not apply (:func:`applies`)
+    blocks model bounded by ``work`` (CP-SAT's deterministic time); None where it does not apply (:func:`applies`)
     or a search finds nothing."""
     routes = applies(platform, result)
     if not routes:
@@ -457,7 +461,7 @@ def block_timetable(platform, result, most: int, nodes: int, shares: dict):
     lp = configuration_lp(platform, result, routes, shares)
     if lp is None:
         return None
-    found = _blocks(lp, most, nodes)
+    found = _blocks(lp, most, work)
     if found is None:
         return None
     weights, blocks, unit, cost = found

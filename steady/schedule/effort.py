@@ -83,10 +83,10 @@ class Effort:
     collective_built: int = 8
     #: Chunk counts most/2, most/4, ... also built when they can beat the rest.
     collective_halvings: int = 3
-    #: Branch-and-bound nodes of the blocks MILP of :mod:`.config_blocks` (trees and
+    #: CP-SAT's deterministic time for the blocks of :mod:`.config_blocks` (trees and
     #: configurations chosen together), tried on small fabrics whose timetable is below
-    #: ratio 1; 0: not tried.
-    collective_blocks: int = 5_000
+    #: :data:`.collective.BLOCKS_BELOW`; 0: not tried.
+    collective_blocks: float = 5.0
     #: Periods of more messages than this whose link counts are also searched over the
     #: cuts (:mod:`.count_search`) skip the Dinkelbach MILP; None (every level: it
     #: shortens the longest runs only and lowers some ratios, docs/limits.md).
@@ -106,7 +106,7 @@ FAST = Effort("fast", families=1, list_rounds=2, tight_rounds=8, rules=2, round_
               ladder=(2, 5, 10, 20, 40), regrown=1, patience=2, list_run=False,
               routed=1, period_rule=False, collective_counts=4, collective_neighbours=0,
               collective_pricing=0, collective_nodes=0, collective_built=1,
-              collective_halvings=1, collective_blocks=0)
+              collective_halvings=1, collective_blocks=0.0)
 DEFAULT = Effort("default", families=1, list_rounds=4, tight_rounds=40, rules=2, round_rules=2, run_placements=400_000,
                  all_placements=800_000, dinkelbach=True, count_kicks=20, cut_counts=False, order_search=0.0,
                  swap_moves=30_000, regrow_both=False,
@@ -121,7 +121,7 @@ THOROUGH = Effort("thorough", families=2, list_rounds=40, tight_rounds=200, rule
                   regrown=8, patience=7, list_run=True, routed=12, period_rule=True,
                   collective_counts=24, collective_neighbours=2000, collective_pricing=64,
                   collective_nodes=2000, collective_built=12, collective_halvings=5,
-                  collective_blocks=20_000)
+                  collective_blocks=20.0)
 
 LEVELS = {e.name: e for e in (FAST, DEFAULT, THOROUGH)}
 
