@@ -9,6 +9,7 @@
 - :mod:`.timetable`: one period in exact ticks, the vocabulary of everything below;
 - :mod:`.effort`: the deterministic work bounds of the searches (fast, default, thorough);
 - :mod:`.counts`: integer trees for a short period (rounded counts, packing);
+- :mod:`.count_search`: link counts by a local search over the cuts;
 - :mod:`.cut_counts`: link counts chosen over the cuts by a bounded MILP;
 - :mod:`.packing`: tree weights improved by a bounded Dinkelbach search;
 - :mod:`.list_schedule`: a period's timetable by list scheduling;
@@ -18,6 +19,15 @@
 - :mod:`.idle_slots`, :mod:`.regrow`: improver, trees regrown by earliest arrival;
 - :mod:`.timed`: short-period timetables (version 2 files), the above put together;
 - :mod:`.steps`: short periods in synchronous steps (version 1 files).
+
+Collectives (issue 43: several roots, switches, multi-port), on the same timetable:
+
+- :mod:`.route_rounds`: rounds for routes of one cost;
+- :mod:`.clos_phases`, :mod:`.rail_phases`, :mod:`.nic_rounds`: timetables built by
+  hand on Clos, rail and DGX-like fabrics;
+- :mod:`.reversal`: reduce-scatter and allreduce timetables mirrored from allgather ones;
+- :mod:`.config_blocks`: trees and blocks of concurrent transfers chosen together;
+- :mod:`.collective`: the chooser of a collective's short-period timetable.
 
 Every construction writes the steady-schedule document of :mod:`steady.schedule_file`,
 which the independent checker :mod:`steady.verify` reads without importing this package.

@@ -24,6 +24,10 @@ certificate (issue 43; ours, on 002 §5.3's trees with one rate per root).
    certificate (prices and Edmonds families) bounds every schedule's rate by x*, so
    x / x* is certified (``steady verify`` re-checks it independently).
 
+Fabrics with a construction of their own get it first: Clos phases for an allgather
+(:mod:`.clos_phases`), mirrored for a reduce-scatter or an allreduce
+(:mod:`.reversal`), rail and NIC rounds (:mod:`.rail_phases`, :mod:`.nic_rounds`); the
+steps above run where it stays below its bound.
 On small fabrics (:func:`.config_blocks.applies`) whose timetable stays below
 :data:`BLOCKS_BELOW`, trees and blocks of concurrent transfers chosen together
 (:mod:`.config_blocks`) are also built, and the better certified ratio is kept.
@@ -48,6 +52,7 @@ from .effort import DEFAULT, effort as effort_of
 from .clos_phases import phased_timetable
 from .config_blocks import block_timetable
 from .nic_rounds import nic_cap, nic_timetable
+from .reversal import reduced_timetable
 from .rail_phases import rail_timetable
 from .list_schedule import route_list_schedule
 from .timetable import Timetable, Tree
@@ -267,6 +272,12 @@ def collective_timetable(platform, result, max_messages: int,
         table, k = phased
         best = (table.rate(roots) / result.rate, k, Fraction(1), table)
         construction = "phases of fast and slow transfers on a Clos fabric"
+    elif (phased := reduced_timetable(platform, result, most)) is not None:
+        # the same phases on the reversed fabric, mirrored (reduce-scatter), then the
+        # allgather's (allreduce): ratio 1 where the allreduce is the two in turn
+        table, k = phased
+        best = (table.rate(roots) / result.rate, k, Fraction(1), table)
+        construction = "phases on a Clos fabric, mirrored for the reduction"
     if phased is None:   # rail fabrics, DGX-like boxes behind NICs: rounds by hand
         for build, name in (
                 (rail_timetable, "rounds of rail and box transfers on a rail fabric"),
