@@ -387,8 +387,37 @@ def _singles(pattern: PeriodicPattern, placed, scale: int) -> list[tuple]:
 def _numbered(rows: list[tuple]) -> list[Transfer]:
     """``rows`` (:func:`_singles`) sorted by start as numbered plan transfers."""
     rows.sort()
-    return [Transfer(i, tail, head, g, 1, start, c, tree)
+    make = tuple.__new__   # Transfer(...) without its Python-level __new__: a plan
+    return [make(Transfer, (i, tail, head, g, 1, start, c, tree))   # holds 10^5..10^6
             for i, (start, tail, head, g, c, tree) in enumerate(rows)]
+
+
+def _steady_rows(pattern: PeriodicPattern, batches: int, i_ticks: int,
+                 scale: int) -> list[tuple]:
+    """The rows (:func:`_singles`) of the steady periods W .. B-1 of ``batches`` whole
+    batches, from the end I of the warm-up: period W's rows, shifted by d periods in
+    time and d·M in message number for period W + d.  The same rows as
+    :func:`synchronous` over those periods (proofs/finite-plan.md, "Steady periods by
+    shifting"; tests/test_plan_fast.py), without walking every run of every period."""
+    w = pattern.warmup
+    if batches <= w:
+        return []
+    template = _singles(pattern, synchronous(pattern, range(w, w + 1), batches, i_ticks),
+                        scale)
+    template.sort()        # each period's rows in order: the final sort is a merge
+    ticks, m = pattern.period * scale, pattern.messages
+    out = list(template)
+    for d in range(1, batches - w):
+        dt, dg = d * ticks, d * m
+        out += [(s + dt, tail, head, g + dg, c, tree)
+                for s, tail, head, g, c, tree in template]
+    return out
+
+
+def _slots_per_period(pattern: PeriodicPattern) -> bool:
+    """Whether every tree edge's runs hold at most the tree's weight of slots per
+    period (what :func:`_steady_rows` relies on: no steady run is cut by the limits)."""
+    return all(run.first + run.count <= pattern.weights[run.tree] for run in pattern.runs)
 
 
 def _end(placed) -> int:
@@ -443,15 +472,22 @@ def periodic_plan(pattern: PeriodicPattern, batches: int, share=None, cleanup=No
     plan; with ``cleanup`` (a :class:`steady.simulate.rerouted.Cleanup` of these
     batches) the clean-up is that one, from the end of the last steady period, instead
     of the periods' own."""
-    finite = finite_schedule(pattern, batches, share)
-    runs = finite.placed
-    scale, shift = 1, 0
+    scale = 1 if cleanup is None else cleanup.unit // pattern.unit
+    if share is None and batches >= max(pattern.warmup, 1) and _slots_per_period(pattern):
+        # whole batches: the steady periods are one period shifted (_steady_rows)
+        runs, i_ticks, _, _ = unrolled(pattern, batches, None, batches)
+        messages, r = batches * pattern.messages, batches - pattern.warmup
+        steady = _steady_rows(pattern, batches, i_ticks, scale)
+    else:
+        finite = finite_schedule(pattern, batches, share)
+        runs, steady = finite.placed, []
+        messages, r = finite.messages, finite.steady_periods
+        i_ticks = pattern.ticks(finite.init_length)
+    shift = 0
     if cleanup is not None:
-        runs = [r for r in runs if r[0] < batches]
-        scale = cleanup.unit // pattern.unit
-        shift = int((finite.init_length + finite.steady_periods * pattern.period_time)
-                    * cleanup.unit)
-    rows = _singles(pattern, runs, scale)
+        runs = [placed for placed in runs if placed[0] < batches]
+        shift = (i_ticks + r * pattern.period) * scale
+    rows = _singles(pattern, runs, scale) + steady
     unit = pattern.unit * scale
     if cleanup is not None:
         index = {v: i for i, v in enumerate(pattern.platform.nodes)}
@@ -465,8 +501,9 @@ def periodic_plan(pattern: PeriodicPattern, batches: int, share=None, cleanup=No
             "batches": batches, "cleanup": "routed afresh" if cleanup else "on the trees"}
     info.update(about or {})
     return checked(Plan("steady schedule", nodes, nodes.index(pattern.source),
-                        finite.messages, unit, transfers,
-                        max((t.end for t in transfers), default=0), info, pattern.platform))
+                        messages, unit, transfers,
+                        max((s + c for s, _, _, _, c, _ in rows), default=0), info,
+                        pattern.platform))
 
 
 def unrolled(pattern: PeriodicPattern, batches: int, share=None, steady_from: int = 0):
