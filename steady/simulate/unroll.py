@@ -56,7 +56,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from ..schedule.timetable import Timetable
-from .plan import Plan, Transfer, checked
+from .plan import Plan, Transfer, checked, collector_paused
 
 #: The forwarding rules (see the module docstring).
 FORWARDING = ("period", "pipelined")
@@ -466,6 +466,7 @@ def share_for(pattern: PeriodicPattern, broadcasts: int) -> tuple[int, list[int]
                      for off, w in zip(pattern.tree_offset, pattern.weights)]
 
 
+@collector_paused()
 def periodic_plan(pattern: PeriodicPattern, batches: int, share=None, cleanup=None,
                   about=None) -> Plan:
     """The finite schedule of ``batches`` batches (:func:`finite_schedule`) as a checked
@@ -506,6 +507,7 @@ def periodic_plan(pattern: PeriodicPattern, batches: int, share=None, cleanup=No
                         pattern.platform))
 
 
+@collector_paused()
 def unrolled(pattern: PeriodicPattern, batches: int, share=None, steady_from: int = 0):
     """The placed runs of the finite schedule of ``batches`` batches (see
     :func:`finite_schedule`), with the steady periods only from ``steady_from`` on
