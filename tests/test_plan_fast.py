@@ -14,9 +14,10 @@ from hypothesis import strategies as st
 from steady.simulate.horizon import transfers_needed
 from steady.simulate.plan import Plan, Transfer, check_plan, checked, _link_overloads
 from steady.simulate.rerouted import routed_cleanup
-from steady.simulate.unroll import (FORWARDING, PIPELINED, PeriodicPattern,
-                                    finite_schedule, periodic_plan, share_for,
-                                    _numbered, _singles)
+from steady.simulate.unroll import (FORWARDING, PIPELINED, Holdings, PeriodicPattern,
+                                    as_soon_as_possible, finite_schedule, periodic_plan,
+                                    share_for, synchronous, unrolled, _numbered,
+                                    _singles)
 from steady.strategies import platforms, schedules
 
 F = Fraction
@@ -90,15 +91,34 @@ def reference_completion(plan: Plan) -> list:
     return [a if g == others else None for g, a in zip(got, at)]
 
 
+def reference_unrolled(pattern, batches, share=None):
+    """unrolled as it was: (placed runs of every period, I in ticks), the warm-up
+    placed afresh."""
+    w = pattern.warmup
+    if batches < w or batches == 0:
+        placed = as_soon_as_possible(pattern, range(batches + w), batches, 0, share)
+        return placed, max((r[-1] for r in placed), default=0)
+    init = as_soon_as_possible(pattern, range(w), batches, 0, share)
+    i_ticks = max((r[-1] for r in init), default=0)
+    clean_start = i_ticks + (batches - w) * pattern.period
+    limit = pattern.limits(batches, share)
+    frontier = {(v, l): min(batches * pattern.weights[l] - lag, limit[l])
+                for l, lags in enumerate(pattern.lag) for v, lag in lags.items()}
+    cleanup = as_soon_as_possible(pattern, range(batches, batches + w), batches,
+                                  clean_start, share, Holdings(frontier))
+    steady = synchronous(pattern, range(w, batches), batches, i_ticks, share)
+    return init + steady + cleanup, i_ticks
+
+
 def reference_plan(pattern, batches, share=None, cleanup=None) -> Plan:
     """periodic_plan as it was: every placed run of finite_schedule expanded."""
-    finite = finite_schedule(pattern, batches, share)
-    runs = finite.placed
+    runs, i_ticks = reference_unrolled(pattern, batches, share)
+    steady_periods = max(batches - pattern.warmup, 0)
     scale, shift = 1, 0
     if cleanup is not None:
         runs = [r for r in runs if r[0] < batches]
         scale = cleanup.unit // pattern.unit
-        shift = int((finite.init_length + finite.steady_periods * pattern.period_time)
+        shift = int((pattern.time(i_ticks) + steady_periods * pattern.period_time)
                     * cleanup.unit)
     rows = _singles(pattern, runs, scale)
     if cleanup is not None:
@@ -108,7 +128,8 @@ def reference_plan(pattern, batches, share=None, cleanup=None) -> Plan:
                  for k, (u, v, g, s, e) in enumerate(cleanup.events)]
     transfers = tuple(Transfer(*t) for t in _numbered(rows))
     nodes = tuple(pattern.platform.nodes)
-    return Plan("steady schedule", nodes, nodes.index(pattern.source), finite.messages,
+    return Plan("steady schedule", nodes, nodes.index(pattern.source),
+                sum(pattern.limits(batches, share)),
                 pattern.unit * scale, transfers,
                 max((t.end for t in transfers), default=0), {}, pattern.platform)
 
@@ -239,3 +260,17 @@ def test_periodic_plan_with_a_routed_cleanup_is_the_plan_every_period_walked_giv
     assert fast.transfers == slow.transfers
     assert (fast.broadcasts, fast.unit, fast.makespan) == \
         (slow.broadcasts, slow.unit, slow.makespan)
+
+
+@settings(max_examples=40)
+@given(timed_cases(), st.integers(0, 4))
+def test_the_warmup_placed_once_is_the_warmup_of_every_whole_batch_count(pattern, extra):
+    """unrolled places the warm-up once per pattern (the same for every B >= W whole
+    batches): the runs, I, the clean-up and the makespan are those placed afresh."""
+    batches = pattern.warmup + extra
+    assume(batches >= 1)
+    finite_schedule(pattern, pattern.warmup + 2, placed=False)   # fills the cache
+    placed, i_ticks, _, _ = unrolled(pattern, batches)
+    again, i_again = reference_unrolled(pattern, batches)
+    assert list(placed) == list(again) and i_ticks == i_again
+    assert finite_schedule(pattern, batches).placed == tuple(again)

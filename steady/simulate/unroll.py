@@ -518,7 +518,8 @@ def unrolled(pattern: PeriodicPattern, batches: int, share=None, steady_from: in
         placed = as_soon_as_possible(pattern, range(batches + w), batches, 0, share)
         end = _end(placed)
         return placed, end, end, end
-    init = as_soon_as_possible(pattern, range(w), batches, 0, share)
+    init = (_warmup_placed(pattern) if share is None and _slots_per_period(pattern)
+            else as_soon_as_possible(pattern, range(w), batches, 0, share))
     i_ticks = _end(init)
     clean_start = i_ticks + (batches - w) * pattern.period
     # Every message received in a period before B arrived by the clean-up's start:
@@ -531,8 +532,21 @@ def unrolled(pattern: PeriodicPattern, batches: int, share=None, steady_from: in
     first = max(w, steady_from)
     steady = synchronous(pattern, range(first, batches), batches,
                          i_ticks + (first - w) * pattern.period, share)
-    return (init + steady + cleanup, i_ticks, clean_start,
+    return ([*init, *steady, *cleanup], i_ticks, clean_start,
             max(_end(cleanup), _last_steady_end(pattern, batches, share, i_ticks)))
+
+
+def _warmup_placed(pattern: PeriodicPattern) -> tuple:
+    """The warm-up's placed runs, placed once per pattern: they are the same for every
+    B >= W whole batches (a run of a period p < W carries messages below
+    (p + 1)·λ_l <= W·λ_l when its tree edge holds at most λ_l slots a period, so the
+    limit B·λ_l cuts none of them), and the phases, the exact count with the partial
+    last batch and the plan each unroll the warm-up of the same pattern."""
+    placed = pattern.__dict__.get("_warmup")
+    if placed is None:
+        placed = pattern._warmup = tuple(as_soon_as_possible(
+            pattern, range(pattern.warmup), pattern.warmup, 0))
+    return placed
 
 
 def _last_steady_end(pattern: PeriodicPattern, batches: int, share, i_ticks: int) -> int:
