@@ -1,9 +1,10 @@
 """The fast paths of the finite-horizon plan (issue 41, CPU at 65 nodes) agree with the
 straightforward code they replace: :func:`steady.simulate.plan.check_plan` and
 ``Plan.completion`` read the transfers' fields unpacked (reference: the loops over
-``t.messages`` and ``t.end`` kept below), and :func:`steady.simulate.unroll.periodic_plan`
-builds the steady periods by shifting one period (reference: every period walked by
-``finite_schedule``; proofs/finite-plan.md, "Steady periods by shifting")."""
+``t.messages`` and ``t.end`` kept below), :func:`steady.simulate.unroll.periodic_plan`
+builds the steady periods by shifting one period and ``unrolled`` places the warm-up
+once per pattern (reference: every period walked, the warm-up placed afresh, by the
+list scheduling as it was; proofs/finite-plan.md, "Steady periods by shifting")."""
 
 import json
 from fractions import Fraction
@@ -15,9 +16,9 @@ from steady.simulate.horizon import transfers_needed
 from steady.simulate.plan import Plan, Transfer, check_plan, checked, _link_overloads
 from steady.simulate.rerouted import routed_cleanup
 from steady.simulate.unroll import (FORWARDING, PIPELINED, Holdings, PeriodicPattern,
-                                    as_soon_as_possible, finite_schedule, periodic_plan,
-                                    share_for, synchronous, unrolled, _numbered,
-                                    _singles)
+                                    finite_schedule, periodic_plan,
+                                    share_for, synchronous, unrolled, _link_fit,
+                                    _numbered, _placed, _singles)
 from steady.strategies import platforms, schedules
 
 F = Fraction
@@ -91,21 +92,56 @@ def reference_completion(plan: Plan) -> list:
     return [a if g == others else None for g, a in zip(got, at)]
 
 
+def reference_asap(pattern, periods, batches, start=0, share=None, held=None):
+    """as_soon_as_possible as it was: Holdings.available and .receive called."""
+    import heapq
+    send_free, recv_free, in_use = {}, {}, {}
+    held = Holdings() if held is None else held
+    source, w = pattern.source, pattern.weights
+    queue = []
+    for i, (p, run, b, first, count, skip) in enumerate(
+            pattern.blocks(periods, batches, share)):
+        key = p * pattern.period + run.offset + skip * run.cost
+        queue.append((key, i, p, run, b * w[run.tree] + first, count))
+    heapq.heapify(queue)
+    out = []
+    while queue:
+        key, i, p, run, index, count = heapq.heappop(queue)
+        if run.tail != source:
+            have = held.available(run.tail, run.tree, index, count)
+            assert have
+            if have < count:
+                heapq.heappush(queue, (key + have * run.cost, i, p, run, index + have,
+                                       count - have))
+                count = have
+        ready = max(start, send_free.get(run.tail, start), recv_free.get(run.head, start))
+        if run.tail != source:
+            ready = held.ready(run.tail, run.tree, index, count, run.cost, ready)
+        shares = pattern.link_parts.get((run.tail, run.head))
+        if shares:
+            ready = _link_fit(in_use, shares, ready, count * run.cost)
+        end = ready + count * run.cost
+        send_free[run.tail] = recv_free[run.head] = end
+        held.receive(run.head, run.tree, index, count, ready, run.cost)
+        out.extend(_placed(pattern, p, run, index, count, ready))
+    return out
+
+
 def reference_unrolled(pattern, batches, share=None):
     """unrolled as it was: (placed runs of every period, I in ticks), the warm-up
     placed afresh."""
     w = pattern.warmup
     if batches < w or batches == 0:
-        placed = as_soon_as_possible(pattern, range(batches + w), batches, 0, share)
+        placed = reference_asap(pattern, range(batches + w), batches, 0, share)
         return placed, max((r[-1] for r in placed), default=0)
-    init = as_soon_as_possible(pattern, range(w), batches, 0, share)
+    init = reference_asap(pattern, range(w), batches, 0, share)
     i_ticks = max((r[-1] for r in init), default=0)
     clean_start = i_ticks + (batches - w) * pattern.period
     limit = pattern.limits(batches, share)
     frontier = {(v, l): min(batches * pattern.weights[l] - lag, limit[l])
                 for l, lags in enumerate(pattern.lag) for v, lag in lags.items()}
-    cleanup = as_soon_as_possible(pattern, range(batches, batches + w), batches,
-                                  clean_start, share, Holdings(frontier))
+    cleanup = reference_asap(pattern, range(batches, batches + w), batches,
+                             clean_start, share, Holdings(frontier))
     steady = synchronous(pattern, range(w, batches), batches, i_ticks, share)
     return init + steady + cleanup, i_ticks
 

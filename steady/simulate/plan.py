@@ -42,6 +42,7 @@ import json
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from fractions import Fraction
+from itertools import chain
 from typing import NamedTuple
 
 from ..errors import InputError
@@ -182,6 +183,13 @@ class Plan(JsonDocument):
 
     # -- the steady-plan document ---------------------------------------------------
     def to_dict(self) -> dict:
+        doc = self._head()
+        doc.update({"transfers": [[t.tail, t.head, t.first, t.count, t.release,
+                                   t.duration, t.tree] for t in self.transfers]})
+        return doc
+
+    def _head(self) -> dict:
+        """The document without its transfers."""
         doc = {"format": FORMAT, "version": VERSION if self.collective is None
                else COLLECTIVE_VERSION}
         if self.platform is not None:
@@ -192,21 +200,22 @@ class Plan(JsonDocument):
                     "about": {k: _plain(v) for k, v in self.about.items()}})
         if self.collective is not None:
             doc["collective"] = self.collective.to_dict(self.nodes)
-        doc.update({"transfers": [[t.tail, t.head, t.first, t.count, t.release,
-                                   t.duration, t.tree] for t in self.transfers]})
         return doc
 
     def to_json(self) -> str:
         """The document, one transfer a line (a plan holds hundreds of thousands)."""
-        doc = self.to_dict()
-        rows = doc.pop("transfers")
-        head = json.dumps(doc, indent=1)
-        # a row is seven ints: "[a,b,...]" is what json.dumps writes for it, without
-        # its per-call cost (10^5..10^6 rows)
-        body = ",\n".join("  [%d,%d,%d,%d,%d,%d,%d]" % tuple(row)
-                           if all(type(x) is int for x in row)
-                           else "  " + json.dumps(row, separators=(",", ":"))
-                           for row in rows)
+        head = json.dumps(self._head(), indent=1)
+        rows = self.transfers
+        if set(map(type, chain.from_iterable(rows))) <= {int}:
+            # seven ints a row: "[a,b,...]" is what json.dumps writes, without its
+            # per-call cost (10^5..10^6 rows); the ticks of a fine unit run to hundreds
+            # of digits, and a plan has few distinct durations: each written once
+            durations = {d: str(d) for d in {t.duration for t in rows}}
+            body = ",\n".join(f"  [{t[1]},{t[2]},{t[3]},{t[4]},{t[5]},{durations[t[6]]},"
+                               f"{t[7]}]" for t in rows)
+        else:
+            body = ",\n".join("  " + json.dumps(list(t[1:]), separators=(",", ":"))
+                               for t in rows)
         return head[:-2] + ',\n "transfers": [\n' + body + "\n ]\n}\n"
 
     @staticmethod

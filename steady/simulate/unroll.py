@@ -296,27 +296,39 @@ def as_soon_as_possible(pattern: PeriodicPattern, periods, batches: int, start: 
         key = p * pattern.period + run.offset + skip * run.cost
         queue.append((key, i, p, run, b * w[run.tree] + first, count))
     heapq.heapify(queue)
+    heappop, heappush = heapq.heappop, heapq.heappush
+    frontier, received, firsts = held.frontier, held.runs, held.firsts
+    link_parts = pattern.link_parts
     out = []
-    while queue:
-        key, i, p, run, index, count = heapq.heappop(queue)
-        if run.tail != source:
-            have = held.available(run.tail, run.tree, index, count)
-            if have == 0:
-                raise AssertionError(f"postcondition: {run.tail} forwards message {index} "
-                                     f"of tree {run.tree} before it is received")
+    while queue:   # Holdings.available and .receive inline: 10^4..10^5 runs a call
+        key, i, p, run, index, count = heappop(queue)
+        tail, head, tree, cost = run.tail, run.head, run.tree, run.cost
+        if tail != source:
+            runs = received.get((tail, tree))
+            top = runs[-1][0] + runs[-1][1] if runs else 0
+            have = max(frontier.get((tail, tree), 0), top) - index
+            if have <= 0:
+                raise AssertionError(f"postcondition: {tail} forwards message {index} "
+                                     f"of tree {tree} before it is received")
             if have < count:     # the rest comes later in the time line: wait for it
-                heapq.heappush(queue, (key + have * run.cost, i, p, run, index + have,
-                                       count - have))
+                heappush(queue, (key + have * cost, i, p, run, index + have,
+                                 count - have))
                 count = have
-        ready = max(start, send_free.get(run.tail, start), recv_free.get(run.head, start))
-        if run.tail != source:
-            ready = held.ready(run.tail, run.tree, index, count, run.cost, ready)
-        shares = pattern.link_parts.get((run.tail, run.head))
+        ready = max(start, send_free.get(tail, start), recv_free.get(head, start))
+        if tail != source:
+            ready = held.ready(tail, tree, index, count, cost, ready)
+        shares = link_parts.get((tail, head))
         if shares:
-            ready = _link_fit(in_use, shares, ready, count * run.cost)
-        end = ready + count * run.cost
-        send_free[run.tail] = recv_free[run.head] = end
-        held.receive(run.head, run.tree, index, count, ready, run.cost)
+            ready = _link_fit(in_use, shares, ready, count * cost)
+        end = ready + count * cost
+        send_free[tail] = recv_free[head] = end
+        runs = received.get((head, tree))
+        if runs is None:
+            firsts[(head, tree)] = [index]
+            received[(head, tree)] = [(index, count, ready, cost)]
+        else:
+            firsts[(head, tree)].append(index)
+            runs.append((index, count, ready, cost))
         out.extend(_placed(pattern, p, run, index, count, ready))
     return out
 
