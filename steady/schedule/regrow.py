@@ -244,15 +244,19 @@ class _Swaps:
     def _arrivals(self, l: int, top: str, at: int | None) -> dict[str, int]:
         """Unrolled arrivals (slot ends) in ``top``'s subtree of tree l, ``top`` reached
         at ``at`` (None for the source), under the tree's current slots and links."""
-        out, stack = {}, [(v, at) for v in self.children[l].get(top, ())]
-        parent, slot, period = self.parent[l], self.slot[l], self.period
+        children = self.children[l]
+        out, stack = {}, [(v, at) for v in children.get(top, ())]
+        parent, slot, period, cost = self.parent[l], self.slot[l], self.period, self.cost
         while stack:
             v, au = stack.pop()
             s = slot[v]
-            if au is not None:
-                s = unrolled(s, au, period)
-            out[v] = s + self.cost[(parent[v], v)]
-            stack.extend((w, out[v]) for w in self.children[l].get(v, ()))
+            if au is not None:   # unrolled(s, au, period), inline: the hot loop
+                base = au - au % period
+                s = base + s if base + s >= au else base + period + s
+            a = out[v] = s + cost[(parent[v], v)]
+            below = children.get(v)
+            if below:
+                stack.extend([(w, a) for w in below])
         return out
 
     def _score(self, arrival) -> int:

@@ -81,7 +81,16 @@ def in_flight(pattern: PeriodicPattern, batches: int) -> dict[int, set]:
 
 
 def routed_cleanup(pattern: PeriodicPattern, batches: int) -> Cleanup:
-    """The clean-up of ``batches`` >= W whole batches routed afresh (module docstring)."""
+    """The clean-up of ``batches`` >= W whole batches routed afresh (module docstring),
+    routed once per pattern and B: the count routes B = W, and the report asks for
+    that clean-up's length again."""
+    done = pattern.__dict__.setdefault("_routed", {})
+    if batches not in done:
+        done[batches] = _routed(pattern, batches)
+    return done[batches]
+
+
+def _routed(pattern: PeriodicPattern, batches: int) -> Cleanup:
     platform = pattern.platform
     lacking = in_flight(pattern, batches)
     unit = math.lcm(pattern.unit, lcm_of_denominators(platform.cost(*a) for a in platform.arcs))

@@ -56,7 +56,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from ..schedule.timetable import Timetable
-from .plan import Plan, Transfer, checked
+from .plan import Plan, Transfer, checked, collector_paused
 
 #: The forwarding rules (see the module docstring).
 FORWARDING = ("period", "pipelined")
@@ -296,27 +296,39 @@ def as_soon_as_possible(pattern: PeriodicPattern, periods, batches: int, start: 
         key = p * pattern.period + run.offset + skip * run.cost
         queue.append((key, i, p, run, b * w[run.tree] + first, count))
     heapq.heapify(queue)
+    heappop, heappush = heapq.heappop, heapq.heappush
+    frontier, received, firsts = held.frontier, held.runs, held.firsts
+    link_parts = pattern.link_parts
     out = []
-    while queue:
-        key, i, p, run, index, count = heapq.heappop(queue)
-        if run.tail != source:
-            have = held.available(run.tail, run.tree, index, count)
-            if have == 0:
-                raise AssertionError(f"postcondition: {run.tail} forwards message {index} "
-                                     f"of tree {run.tree} before it is received")
+    while queue:   # Holdings.available and .receive inline: 10^4..10^5 runs a call
+        key, i, p, run, index, count = heappop(queue)
+        tail, head, tree, cost = run.tail, run.head, run.tree, run.cost
+        if tail != source:
+            runs = received.get((tail, tree))
+            top = runs[-1][0] + runs[-1][1] if runs else 0
+            have = max(frontier.get((tail, tree), 0), top) - index
+            if have <= 0:
+                raise AssertionError(f"postcondition: {tail} forwards message {index} "
+                                     f"of tree {tree} before it is received")
             if have < count:     # the rest comes later in the time line: wait for it
-                heapq.heappush(queue, (key + have * run.cost, i, p, run, index + have,
-                                       count - have))
+                heappush(queue, (key + have * cost, i, p, run, index + have,
+                                 count - have))
                 count = have
-        ready = max(start, send_free.get(run.tail, start), recv_free.get(run.head, start))
-        if run.tail != source:
-            ready = held.ready(run.tail, run.tree, index, count, run.cost, ready)
-        shares = pattern.link_parts.get((run.tail, run.head))
+        ready = max(start, send_free.get(tail, start), recv_free.get(head, start))
+        if tail != source:
+            ready = held.ready(tail, tree, index, count, cost, ready)
+        shares = link_parts.get((tail, head))
         if shares:
-            ready = _link_fit(in_use, shares, ready, count * run.cost)
-        end = ready + count * run.cost
-        send_free[run.tail] = recv_free[run.head] = end
-        held.receive(run.head, run.tree, index, count, ready, run.cost)
+            ready = _link_fit(in_use, shares, ready, count * cost)
+        end = ready + count * cost
+        send_free[tail] = recv_free[head] = end
+        runs = received.get((head, tree))
+        if runs is None:
+            firsts[(head, tree)] = [index]
+            received[(head, tree)] = [(index, count, ready, cost)]
+        else:
+            firsts[(head, tree)].append(index)
+            runs.append((index, count, ready, cost))
         out.extend(_placed(pattern, p, run, index, count, ready))
     return out
 
@@ -387,8 +399,37 @@ def _singles(pattern: PeriodicPattern, placed, scale: int) -> list[tuple]:
 def _numbered(rows: list[tuple]) -> list[Transfer]:
     """``rows`` (:func:`_singles`) sorted by start as numbered plan transfers."""
     rows.sort()
-    return [Transfer(i, tail, head, g, 1, start, c, tree)
+    make = tuple.__new__   # Transfer(...) without its Python-level __new__: a plan
+    return [make(Transfer, (i, tail, head, g, 1, start, c, tree))   # holds 10^5..10^6
             for i, (start, tail, head, g, c, tree) in enumerate(rows)]
+
+
+def _steady_rows(pattern: PeriodicPattern, batches: int, i_ticks: int,
+                 scale: int) -> list[tuple]:
+    """The rows (:func:`_singles`) of the steady periods W .. B-1 of ``batches`` whole
+    batches, from the end I of the warm-up: period W's rows, shifted by d periods in
+    time and d·M in message number for period W + d.  The same rows as
+    :func:`synchronous` over those periods (proofs/finite-plan.md, "Steady periods by
+    shifting"; tests/test_plan_fast.py), without walking every run of every period."""
+    w = pattern.warmup
+    if batches <= w:
+        return []
+    template = _singles(pattern, synchronous(pattern, range(w, w + 1), batches, i_ticks),
+                        scale)
+    template.sort()        # each period's rows in order: the final sort is a merge
+    ticks, m = pattern.period * scale, pattern.messages
+    out = list(template)
+    for d in range(1, batches - w):
+        dt, dg = d * ticks, d * m
+        out += [(s + dt, tail, head, g + dg, c, tree)
+                for s, tail, head, g, c, tree in template]
+    return out
+
+
+def _slots_per_period(pattern: PeriodicPattern) -> bool:
+    """Whether every tree edge's runs hold at most the tree's weight of slots per
+    period (what :func:`_steady_rows` relies on: no steady run is cut by the limits)."""
+    return all(run.first + run.count <= pattern.weights[run.tree] for run in pattern.runs)
 
 
 def _end(placed) -> int:
@@ -437,21 +478,29 @@ def share_for(pattern: PeriodicPattern, broadcasts: int) -> tuple[int, list[int]
                      for off, w in zip(pattern.tree_offset, pattern.weights)]
 
 
+@collector_paused()
 def periodic_plan(pattern: PeriodicPattern, batches: int, share=None, cleanup=None,
                   about=None) -> Plan:
     """The finite schedule of ``batches`` batches (:func:`finite_schedule`) as a checked
     plan; with ``cleanup`` (a :class:`steady.simulate.rerouted.Cleanup` of these
     batches) the clean-up is that one, from the end of the last steady period, instead
     of the periods' own."""
-    finite = finite_schedule(pattern, batches, share)
-    runs = finite.placed
-    scale, shift = 1, 0
+    scale = 1 if cleanup is None else cleanup.unit // pattern.unit
+    if share is None and batches >= max(pattern.warmup, 1) and _slots_per_period(pattern):
+        # whole batches: the steady periods are one period shifted (_steady_rows)
+        runs, i_ticks, _, _ = unrolled(pattern, batches, None, batches)
+        messages, r = batches * pattern.messages, batches - pattern.warmup
+        steady = _steady_rows(pattern, batches, i_ticks, scale)
+    else:
+        finite = finite_schedule(pattern, batches, share)
+        runs, steady = finite.placed, []
+        messages, r = finite.messages, finite.steady_periods
+        i_ticks = pattern.ticks(finite.init_length)
+    shift = 0
     if cleanup is not None:
-        runs = [r for r in runs if r[0] < batches]
-        scale = cleanup.unit // pattern.unit
-        shift = int((finite.init_length + finite.steady_periods * pattern.period_time)
-                    * cleanup.unit)
-    rows = _singles(pattern, runs, scale)
+        runs = [placed for placed in runs if placed[0] < batches]
+        shift = (i_ticks + r * pattern.period) * scale
+    rows = _singles(pattern, runs, scale) + steady
     unit = pattern.unit * scale
     if cleanup is not None:
         index = {v: i for i, v in enumerate(pattern.platform.nodes)}
@@ -465,10 +514,12 @@ def periodic_plan(pattern: PeriodicPattern, batches: int, share=None, cleanup=No
             "batches": batches, "cleanup": "routed afresh" if cleanup else "on the trees"}
     info.update(about or {})
     return checked(Plan("steady schedule", nodes, nodes.index(pattern.source),
-                        finite.messages, unit, transfers,
-                        max((t.end for t in transfers), default=0), info, pattern.platform))
+                        messages, unit, transfers,
+                        max((s + c for s, _, _, _, c, _ in rows), default=0), info,
+                        pattern.platform))
 
 
+@collector_paused()
 def unrolled(pattern: PeriodicPattern, batches: int, share=None, steady_from: int = 0):
     """The placed runs of the finite schedule of ``batches`` batches (see
     :func:`finite_schedule`), with the steady periods only from ``steady_from`` on
@@ -479,7 +530,8 @@ def unrolled(pattern: PeriodicPattern, batches: int, share=None, steady_from: in
         placed = as_soon_as_possible(pattern, range(batches + w), batches, 0, share)
         end = _end(placed)
         return placed, end, end, end
-    init = as_soon_as_possible(pattern, range(w), batches, 0, share)
+    init = (_warmup_placed(pattern) if share is None and _slots_per_period(pattern)
+            else as_soon_as_possible(pattern, range(w), batches, 0, share))
     i_ticks = _end(init)
     clean_start = i_ticks + (batches - w) * pattern.period
     # Every message received in a period before B arrived by the clean-up's start:
@@ -492,8 +544,21 @@ def unrolled(pattern: PeriodicPattern, batches: int, share=None, steady_from: in
     first = max(w, steady_from)
     steady = synchronous(pattern, range(first, batches), batches,
                          i_ticks + (first - w) * pattern.period, share)
-    return (init + steady + cleanup, i_ticks, clean_start,
+    return ([*init, *steady, *cleanup], i_ticks, clean_start,
             max(_end(cleanup), _last_steady_end(pattern, batches, share, i_ticks)))
+
+
+def _warmup_placed(pattern: PeriodicPattern) -> tuple:
+    """The warm-up's placed runs, placed once per pattern: they are the same for every
+    B >= W whole batches (a run of a period p < W carries messages below
+    (p + 1)·λ_l <= W·λ_l when its tree edge holds at most λ_l slots a period, so the
+    limit B·λ_l cuts none of them), and the phases, the exact count with the partial
+    last batch and the plan each unroll the warm-up of the same pattern."""
+    placed = pattern.__dict__.get("_warmup")
+    if placed is None:
+        placed = pattern._warmup = tuple(as_soon_as_possible(
+            pattern, range(pattern.warmup), pattern.warmup, 0))
+    return placed
 
 
 def _last_steady_end(pattern: PeriodicPattern, batches: int, share, i_ticks: int) -> int:
