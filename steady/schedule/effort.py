@@ -73,6 +73,11 @@ class Effort:
     #: Timetables of the ladder (the most promising, ratio below 1) built again from
     #: the second family of optimal trees (:func:`steady.simulate.choose.rebuilt_timetables`).
     rebuilt: int = 0
+    #: Periods of the ladder (the chosen one's M and the values below it, at most this
+    #: many) built again on link counts chosen over the cuts by the MILP of
+    #: :mod:`.cut_counts` when the chosen timetable's counts lose
+    #: (:func:`steady.simulate.choose.recounted_timetables`); 0: not tried.
+    recounted: int = 0
     #: Collectives (issue 43, :mod:`.collective`): chunk counts per root scored, trees
     #: added to the optimum's for the integer packing (moved edges, perturbed pricing
     #: rounds), the packing MILP's branch-and-bound nodes, timetables built.
@@ -112,7 +117,7 @@ DEFAULT = Effort("default", families=1, list_rounds=4, tight_rounds=40, rules=2,
                  swap_moves=30_000, regrow_both=False,
                  ladder=(1, 2, 4, 8, 12, 16, 24, 32, 48, 64, 100, 200, 500, 1000),
                  regrown=3, patience=2, list_run=False, routed=4, period_rule=False,
-                 slack_rounds=4, rebuilt=2)
+                 slack_rounds=4, rebuilt=2, recounted=3)
 THOROUGH = Effort("thorough", families=2, list_rounds=40, tight_rounds=200, rules=8, round_rules=8, run_placements=400_000,
                   all_placements=1_200_000, dinkelbach=True, count_kicks=100, cut_counts=True, order_search=2.0,
                   swap_moves=300_000, regrow_both=True,

@@ -326,7 +326,8 @@ CUT_SPREADS = (0.0, 0.01)
 CUT_TREES = "spanning arborescences of the counts"
 
 
-def _from_cut_counts(platform, result, messages: int, cuts: CutPool | None, effort):
+def _from_cut_counts(platform, result, messages: int, cuts: CutPool | None, effort,
+                     spreads=CUT_SPREADS):
     """(timetable, messages, how) on ``messages`` spanning arborescences packed into
     counts chosen over the cuts (:func:`.cut_counts.cut_counts`, 002 Thm 5 for the
     packing), the best of :data:`CUT_SPREADS`, the ports' orders searched; None when
@@ -336,7 +337,7 @@ def _from_cut_counts(platform, result, messages: int, cuts: CutPool | None, effo
         return None
     cuts = CutPool() if cuts is None else cuts
     best = None
-    for spread in CUT_SPREADS:
+    for spread in spreads:
         counts = cut_counts(platform, messages, cuts, spread)
         if counts is None:
             continue
@@ -351,6 +352,19 @@ def _from_cut_counts(platform, result, messages: int, cuts: CutPool | None, effo
     return best
 
 
+def cut_timetable(platform, result, messages: int, effort=DEFAULT,
+                  cuts: CutPool | None = None, spreads=CUT_SPREADS) -> Timetable | None:
+    """The timetable on counts chosen over the cuts (:mod:`.cut_counts`, as at
+    ``thorough``) for ``messages`` per period, whatever ``effort.cut_counts`` says: the
+    finite-horizon chooser asks for it at a few M where rounded and searched counts
+    lose (:func:`steady.simulate.choose.recounted_timetables`); None when those counts
+    do not apply or are not found within the MILP's bounds."""
+    found = _from_cut_counts(as_platform(platform), result, messages, cuts,
+                             effort_of(effort), spreads)
+    if found is None:
+        return None
+    found[0].check()
+    return found[0]
 
 
 def ratio_bound(platform, counts, optimum: Fraction, messages: int) -> Fraction:

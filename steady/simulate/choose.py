@@ -18,6 +18,9 @@ makes each of those periods longer.  :func:`horizon_choice` builds a *candidate 
   (:mod:`.rerouted`);
 * at ``default``, the most promising timetables built again from a second family of
   optimal trees (:func:`rebuilt_timetables`), regrown and counted beside the others;
+* at ``default``, when the counts of the best candidate's timetable lose, its M and
+  smaller ones built again on link counts chosen over the cuts
+  (:func:`recounted_timetables`), regrown and counted beside the others;
 * for the most promising timetables, their trees regrown by earliest arrival
   (:func:`steady.schedule.regrow.regrown`: same period and ratio, far smaller lags);
 * the list run (:mod:`.list_run`: no periods) on the trees of the best ratio;
@@ -40,7 +43,8 @@ from ..numbers import format_exact
 from ..schedule.cut_counts import CutPool
 from ..schedule.effort import DEFAULT, effort as effort_of
 from ..schedule.regrow import most_regrown, regrowable, regrown
-from ..schedule.timed import ratio_hint, timed_timetable, tree_families
+from ..schedule.timed import CUT_MESSAGES, cut_timetable, ratio_hint, timed_timetable, \
+    tree_families
 from ..schedule.timetable import Timetable
 from .horizon import MAX_EVENTS, Phases, bound, delivered, phases, whole_batches
 from .list_run import list_plan
@@ -198,7 +202,13 @@ def horizon_choice(platform, result, horizon, effort=DEFAULT, rules=None, most=N
     if PIPELINED in periodic and effort.regrown:
         tried += _regrown(_promising(built, tried, cap, effort.regrown), tried, effort, k,
                           cap, regrowths, improvers)
-        extra = _regrown(rebuilt, tried, effort, k, cap, regrowths, improvers)
+        # counts chosen over the cuts where the best so far (regrown) loses on its counts
+        recounted = recounted_timetables(platform, result, built, tried, effort, cuts)
+        for m, table, ratio in recounted:
+            improvers.append({"max_messages": m, "improver": "recount",
+                              "how": "on counts chosen over the cuts",
+                              "result": f"ratio {format_exact(ratio)}"})
+        extra = _regrown(rebuilt + recounted, tried, effort, k, cap, regrowths, improvers)
     if not tried:   # every timetable lagged and none was regrown: count them as built
         for m, table, ratio in deferred:
             tried += _counted(m, table, ratio, "", periodic, k, cap)
@@ -261,6 +271,45 @@ def rebuilt_timetables(platform, result, built, cap: Fraction, effort, cuts) -> 
         better = Fraction(again.messages * again.unit, again.period) / result.throughput
         if better > ratio:
             out.append((m, again, better))
+    return out
+
+
+#: The chosen timetable's counts lose when their ratio bound N / (TP*·largest load) is
+#: below this: then :func:`recounted_timetables` builds on counts chosen over the cuts.
+RECOUNT_BELOW = Fraction(995, 1000)
+
+
+def recounted_timetables(platform, result, built, tried, effort, cuts) -> list:
+    """When the timetable of the candidate that delivers the most has counts whose
+    ratio bound is below :data:`RECOUNT_BELOW`: its M and the values of the ladder
+    below it (at most ``effort.recounted`` of them, 2 <= M <= CUT_MESSAGES) built again
+    on link counts chosen over the cuts (:func:`steady.schedule.timed.cut_timetable`),
+    smallest M first, those that beat the ladder's timetable of the same M.  Ours: on
+    meshes the counts rounded from the optimum and searched locally keep one message
+    too many on some tight port (a ratio bound of 0.97 to 0.99 at M = 24 to 48), which
+    the MILP over the cuts removes; a smaller period then wins, since its warm-up and
+    clean-up cost fewer messages."""
+    if not effort.recounted or not tried:
+        return []
+    top = min(range(len(tried)), key=lambda i: (-tried[i].delivered, i))
+    top = tried[top].max_messages
+    mine = {m: (table, ratio) for m, table, ratio in built}
+    if top not in mine:
+        return []
+    table = mine[top][0]
+    if Fraction(table.messages * table.unit) / (result.throughput * table.lower) \
+            >= RECOUNT_BELOW:
+        return []
+    ms = [m for m in effort.ladder
+          if 2 <= m <= min(top, CUT_MESSAGES) and 2 * m >= top and m in mine]
+    out = []
+    for m in ms[-effort.recounted:]:
+        again = cut_timetable(platform, result, m, effort, cuts)
+        if again is None:
+            continue
+        ratio = Fraction(again.messages * again.unit, again.period) / result.throughput
+        if ratio > mine[m][1]:
+            out.append((m, again, ratio))
     return out
 
 
