@@ -24,6 +24,8 @@ makes each of those periods longer.  :func:`horizon_choice` builds a *candidate 
 * for the most promising timetables, their trees regrown by earliest arrival
   (:func:`steady.schedule.regrow.regrown`: same period and ratio, far smaller lags);
 * the list run (:mod:`.list_run`: no periods) on the trees of the best ratio;
+* at ``thorough``, the candidates of ``default`` too (``Effort.floor_level``: the two
+  levels differ in ladder, trees and rebuilds, and neither table contains the other's);
 
 and keeps the candidate that delivers the most by K, counted exactly, not estimated.
 The choice is one object, :class:`Choice`; its :meth:`Candidate.plan` is the
@@ -220,7 +222,15 @@ def horizon_choice(platform, result, horizon, effort=DEFAULT, rules=None, most=N
                                                                 rules, max_events):
         tried += _listed(built, regrowths, k, optimum)
     tried = _refined(tried, k, cap) + _refined(extra, k, cap)
+    if effort.floor_level is not None:
+        # the floor level's candidates, after this level's own (ties keep those)
+        floor = horizon_choice(platform, result, horizon, effort_of(effort.floor_level),
+                               asked, most, progress, max_events)
+        tried += floor.candidates
+        improvers += floor.improvers
     best = min(range(len(tried)), key=lambda i: (-tried[i].delivered, i))
+    if effort.floor_level is not None and tried[best].delivered < floor.best.delivered:
+        raise AssertionError("postcondition: the floor level's choice delivers more")
     return Choice(k, optimum, tuple(tried), tried[best], tuple(improvers), result)
 
 
