@@ -107,7 +107,10 @@ def test_the_simgrid_replay_follows_the_plan(capsys, tmp_path):
 def test_the_emulated_run_keeps_to_the_planned_makespan(capsys, tmp_path):
     """Wall clock: the emulated run of Figure 1's plan ends within its planned makespan
     plus a margin that survives a loaded machine, judged against the same machine's
-    own start-up and pacing (the best of three runs at 5 ms per time unit)."""
+    own start-up and pacing (the best of three runs at 20 ms per time unit: at 5 ms,
+    five ranks on two cores scheduled late gave 0.49-0.68 on a quiet machine, the
+    same with the code of the previous stop; at 20 ms 0.9999, also beside two busy
+    processes)."""
     pytest.importorskip("mpi4py")
     from steady.run.launch import mpiexec_path
 
@@ -115,7 +118,7 @@ def test_the_emulated_run_keeps_to_the_planned_makespan(capsys, tmp_path):
     best = None
     for _ in range(3):
         command = [mpiexec_path(), "-n", "5", sys.executable, "-m", "steady", "run",
-                   str(tmp_path / "plan.json"), "--time-unit", "5ms", "--size", "1KB",
+                   str(tmp_path / "plan.json"), "--time-unit", "20ms", "--size", "1KB",
                    "--json"]
         done = subprocess.run(command, capture_output=True, text=True, timeout=120,
                               cwd=ROOT)
