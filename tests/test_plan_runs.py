@@ -108,9 +108,9 @@ def test_the_emulated_run_keeps_to_the_planned_makespan(capsys, tmp_path):
     """Wall clock: the emulated run of Figure 1's plan ends within its planned makespan
     plus a margin that survives a loaded machine, judged against the same machine's
     own start-up and pacing (the best of three runs at 20 ms per time unit: at 5 ms,
-    five ranks on two cores scheduled late gave 0.49-0.68 on a quiet machine, the
-    same with the code of the previous stop; at 20 ms 0.9999, also beside two busy
-    processes)."""
+    five ranks on two cores scheduled late swung from 0.49 to 0.9999 on a quiet
+    machine, with the code of the previous stop too; at 20 ms 0.9999, also beside
+    two busy processes)."""
     pytest.importorskip("mpi4py")
     from steady.run.launch import mpiexec_path
 
