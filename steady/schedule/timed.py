@@ -88,7 +88,7 @@ def timed_timetable(platform, result, max_messages: int, effort=DEFAULT, familie
 
 
 def _ratio(table: Timetable, optimum: Fraction) -> Fraction:
-    return Fraction(table.messages * table.unit, table.period) / optimum
+    return table.throughput / optimum
 
 
 def _faster(a: Timetable, b: Timetable) -> bool:
@@ -326,8 +326,7 @@ CUT_SPREADS = (0.0, 0.01)
 CUT_TREES = "spanning arborescences of the counts"
 
 
-def _from_cut_counts(platform, result, messages: int, cuts: CutPool | None, effort,
-                     spreads=CUT_SPREADS):
+def _from_cut_counts(platform, result, messages: int, cuts: CutPool | None, effort):
     """(timetable, messages, how) on ``messages`` spanning arborescences packed into
     counts chosen over the cuts (:func:`.cut_counts.cut_counts`, 002 Thm 5 for the
     packing), the best of :data:`CUT_SPREADS`, the ports' orders searched; None when
@@ -337,7 +336,7 @@ def _from_cut_counts(platform, result, messages: int, cuts: CutPool | None, effo
         return None
     cuts = CutPool() if cuts is None else cuts
     best = None
-    for spread in spreads:
+    for spread in CUT_SPREADS:
         counts = cut_counts(platform, messages, cuts, spread)
         if counts is None:
             continue
@@ -353,14 +352,14 @@ def _from_cut_counts(platform, result, messages: int, cuts: CutPool | None, effo
 
 
 def cut_timetable(platform, result, messages: int, effort=DEFAULT,
-                  cuts: CutPool | None = None, spreads=CUT_SPREADS) -> Timetable | None:
+                  cuts: CutPool | None = None) -> Timetable | None:
     """The timetable on counts chosen over the cuts (:mod:`.cut_counts`, as at
     ``thorough``) for ``messages`` per period, whatever ``effort.cut_counts`` says: the
     finite-horizon chooser asks for it at a few M where rounded and searched counts
     lose (:func:`steady.simulate.choose.recounted_timetables`); None when those counts
     do not apply or are not found within the MILP's bounds."""
     found = _from_cut_counts(as_platform(platform), result, messages, cuts,
-                             effort_of(effort), spreads)
+                             effort_of(effort))
     if found is None:
         return None
     found[0].check()

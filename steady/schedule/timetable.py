@@ -303,6 +303,12 @@ class Timetable:
     def period_time(self) -> Fraction:
         return Fraction(self.period, self.unit)
 
+    @property
+    def throughput(self) -> Fraction:
+        """Messages per time unit, repeated (a broadcast's throughput; a collective's
+        rates per root: :meth:`rate`)."""
+        return Fraction(self.messages * self.unit, self.period)
+
     def time(self, ticks: int) -> Fraction:
         return Fraction(ticks, self.unit)
 
@@ -408,7 +414,7 @@ class Timetable:
         if hasattr(result, "roots"):
             return self._collective_schedule(result)
         messages = self.messages
-        throughput = Fraction(messages * self.unit, self.period)
+        throughput = self.throughput
         extra = {"optimum": result.throughput, "ratio": throughput / result.throughput}
         return Schedule(self.platform, throughput, self.period_time, messages,
                         tuple(TreeEntry.from_parent(t.parent, t.weight) for t in self.trees),
@@ -431,9 +437,8 @@ class Timetable:
         extra = {"optimum": result.rate, "ratio": rate / result.rate}
         trees = tuple(TreeEntry.from_parent(t.parent, t.weight, t.root, t.direction,
                                             t.routes) for t in self.trees)
-        messages = self.messages
-        return Schedule(self.platform, Fraction(messages * self.unit, self.period),
-                        self.period_time, messages, trees, (), extra,
+        return Schedule(self.platform, self.throughput, self.period_time, self.messages,
+                        trees, (), extra,
                         FabricCertificate.of(result.certificate), tuple(self.transfers()),
                         TIMED, collective_spec(self.platform, result))
 

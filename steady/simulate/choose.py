@@ -45,8 +45,8 @@ from ..numbers import format_exact
 from ..schedule.cut_counts import CutPool
 from ..schedule.effort import DEFAULT, effort as effort_of
 from ..schedule.regrow import most_regrown, regrowable, regrown
-from ..schedule.timed import CUT_MESSAGES, cut_timetable, ratio_hint, timed_timetable, \
-    tree_families
+from ..schedule.timed import CUT_MESSAGES, cut_timetable, ratio_bound, ratio_hint, \
+    timed_timetable, tree_families
 from ..schedule.timetable import Timetable
 from .horizon import MAX_EVENTS, Phases, bound, delivered, phases, whole_batches
 from .list_run import list_plan
@@ -179,7 +179,7 @@ def horizon_choice(platform, result, horizon, effort=DEFAULT, rules=None, most=N
         seen.add(key)
         if built and table.period_time > k:
             break                  # a longer period than the horizon: no steady state
-        ratio = Fraction(table.messages * table.unit, table.period) / optimum
+        ratio = table.throughput / optimum
         built.append((m, table, ratio))
         # trees that lag beyond MOST_BUILT_LAG as built are counted regrown (as built
         # only if no regrowth comes through: that count is the costly part on 200 nodes)
@@ -222,16 +222,22 @@ def horizon_choice(platform, result, horizon, effort=DEFAULT, rules=None, most=N
                                                                 rules, max_events):
         tried += _listed(built, regrowths, k, optimum)
     tried = _refined(tried, k, cap) + _refined(extra, k, cap)
+    floor = None
     if effort.floor_level is not None:
         # the floor level's candidates, after this level's own (ties keep those)
         floor = horizon_choice(platform, result, horizon, effort_of(effort.floor_level),
                                asked, most, progress, max_events)
         tried += floor.candidates
         improvers += floor.improvers
-    best = min(range(len(tried)), key=lambda i: (-tried[i].delivered, i))
-    if effort.floor_level is not None and tried[best].delivered < floor.best.delivered:
+    best = _most_delivered(tried)
+    if floor is not None and best.delivered < floor.best.delivered:
         raise AssertionError("postcondition: the floor level's choice delivers more")
-    return Choice(k, optimum, tuple(tried), tried[best], tuple(improvers), result)
+    return Choice(k, optimum, tuple(tried), best, tuple(improvers), result)
+
+
+def _most_delivered(tried: list):
+    """The candidate that delivers the most by K (the first of them on a tie)."""
+    return tried[min(range(len(tried)), key=lambda i: (-tried[i].delivered, i))]
 
 
 def _regrown(chosen, tried, effort, k: Fraction, cap: Fraction, regrowths: dict,
@@ -278,7 +284,7 @@ def rebuilt_timetables(platform, result, built, cap: Fraction, effort, cuts) -> 
         if not second[0].trees:
             break
         again, _ = timed_timetable(platform, result, m, effort.but(families=1), second, cuts)
-        better = Fraction(again.messages * again.unit, again.period) / result.throughput
+        better = again.throughput / result.throughput
         if better > ratio:
             out.append((m, again, better))
     return out
@@ -301,13 +307,12 @@ def recounted_timetables(platform, result, built, tried, effort, cuts) -> list:
     clean-up cost fewer messages."""
     if not effort.recounted or not tried:
         return []
-    top = min(range(len(tried)), key=lambda i: (-tried[i].delivered, i))
-    top = tried[top].max_messages
+    top = _most_delivered(tried).max_messages
     mine = {m: (table, ratio) for m, table, ratio in built}
     if top not in mine:
         return []
     table = mine[top][0]
-    if Fraction(table.messages * table.unit) / (result.throughput * table.lower) \
+    if ratio_bound(platform, table.counts, result.throughput, table.messages) \
             >= RECOUNT_BELOW:
         return []
     ms = [m for m in effort.ladder
@@ -317,7 +322,7 @@ def recounted_timetables(platform, result, built, tried, effort, cuts) -> list:
         again = cut_timetable(platform, result, m, effort, cuts)
         if again is None:
             continue
-        ratio = Fraction(again.messages * again.unit, again.period) / result.throughput
+        ratio = again.throughput / result.throughput
         if ratio > mine[m][1]:
             out.append((m, again, ratio))
     return out
@@ -447,7 +452,7 @@ def schedule_choice(schedule, horizon, optimum: Fraction, rule: str = "period",
     table = schedule if isinstance(schedule, Timetable) else Timetable.of(schedule)
     k = Fraction(horizon)
     cap = bound(optimum, k)
-    ratio = Fraction(table.messages * table.unit, table.period) / optimum
+    ratio = table.throughput / optimum
     m = table.messages
     if rule == LISTED:
         _fits(table.platform, k, optimum, (LISTED,), max_events)
