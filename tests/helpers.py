@@ -1,7 +1,9 @@
 """Helpers shared by tests (imported as ``helpers``: pytest puts this folder on
 ``sys.path`` since the tests are not a package): the command line run in-process, the
-samples' paths, and a timetable that ends after its largest port load."""
+samples' paths, a timetable that ends after its largest port load, and a ladder of
+timetables as the finite-horizon chooser builds them."""
 
+from fractions import Fraction
 from pathlib import Path
 
 from steady.cli import main
@@ -9,7 +11,9 @@ from steady.generators import random_platform
 from steady.schedule.branchings import weighted_branchings
 from steady.schedule.counts import merged, usage
 from steady.schedule.cut_counts import cut_counts
+from steady.schedule.effort import DEFAULT
 from steady.schedule.list_schedule import greedy_runs
+from steady.schedule.timed import timed_timetable, tree_families
 from steady.schedule.timetable import Timetable, loads_of, ticks_per_unit
 from steady.throughput import throughput
 
@@ -56,3 +60,22 @@ def late_timetable(seed: int, messages: int):
     table = Timetable.from_arc_runs(platform, trees, runs, end, unit)
     result = throughput(platform, "trees")
     return platform, result, table, max(loads_of(platform, counts).values())
+
+
+def ratio_of(table, optimum) -> Fraction:
+    """A broadcast timetable's ratio, written out: messages per time unit over TP*."""
+    return Fraction(table.messages * table.unit, table.period) / optimum
+
+
+def ladder(platform, values):
+    """(the optimum with its trees, [(M, timetable, ratio)] at default effort for each
+    M of ``values``): the chooser's ``built`` list."""
+    from steady.simulate.choose import with_trees
+
+    result = with_trees(platform, throughput(platform, "trees"))
+    families = tree_families(platform, result, DEFAULT)
+    built = []
+    for m in values:
+        table, _ = timed_timetable(platform, result, m, DEFAULT, families)
+        built.append((m, table, ratio_of(table, result.throughput)))
+    return result, built

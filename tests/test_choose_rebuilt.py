@@ -3,31 +3,20 @@
 
 from __future__ import annotations
 
-from fractions import Fraction
-
 import pytest
 from hypothesis import assume, given, settings, strategies as st
 
 from steady.generators import mesh_platform, random_platform
 from steady.schedule.cut_counts import CutPool
 from steady.schedule.effort import DEFAULT
-from steady.schedule.timed import timed_timetable, tree_families
-from steady.simulate.choose import horizon_choice, rebuilt_timetables, with_trees
+from steady.simulate.choose import horizon_choice, rebuilt_timetables
 from steady.throughput import throughput
 
-
-def _ratio(table, optimum):
-    return Fraction(table.messages * table.unit, table.period) / optimum
+from helpers import ladder, ratio_of
 
 
-def _built(platform, ladder=(4, 8)):
-    result = with_trees(platform, throughput(platform, "trees"))
-    families = tree_families(platform, result, DEFAULT)
-    built = []
-    for m in ladder:
-        table, _ = timed_timetable(platform, result, m, DEFAULT, families)
-        built.append((m, table, _ratio(table, result.throughput)))
-    return result, built
+def _built(platform, values=(4, 8)):
+    return ladder(platform, values)
 
 
 @pytest.mark.slow
@@ -47,7 +36,7 @@ def test_a_rebuilt_timetable_is_valid_and_strictly_faster(kind, nodes, seed, mos
     for m, table, ratio in out:
         table.check()
         assert table.messages <= m
-        assert ratio == _ratio(table, result.throughput)
+        assert ratio == ratio_of(table, result.throughput)
         assert first[m] < ratio <= 1
 
 

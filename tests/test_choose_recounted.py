@@ -11,30 +11,22 @@ from hypothesis import assume, given, settings, strategies as st
 from steady.generators import mesh_platform
 from steady.schedule.cut_counts import CutPool
 from steady.schedule.effort import DEFAULT
-from steady.schedule.timed import CUT_MESSAGES, timed_timetable, tree_families
+from steady.schedule.timed import CUT_MESSAGES
 from steady.simulate.choose import (RECOUNT_BELOW, Candidate, horizon_choice,
-                                    recounted_timetables, with_trees)
+                                    recounted_timetables)
 from steady.throughput import throughput
 
+from helpers import ladder, ratio_of
+
 LADDER = (4, 8, 12, 16)
-
-
-def _ratio(table, optimum):
-    return Fraction(table.messages * table.unit, table.period) / optimum
 
 
 def _bound(table, optimum):
     return Fraction(table.messages * table.unit) / (optimum * table.lower)
 
 
-def _built(platform, ladder=LADDER):
-    result = with_trees(platform, throughput(platform, "trees"))
-    families = tree_families(platform, result, DEFAULT)
-    built = []
-    for m in ladder:
-        table, _ = timed_timetable(platform, result, m, DEFAULT, families)
-        built.append((m, table, _ratio(table, result.throughput)))
-    return result, built
+def _built(platform, values=LADDER):
+    return ladder(platform, values)
 
 
 def _top(m, table, ratio, delivered=1):
@@ -62,7 +54,7 @@ def test_a_recounted_timetable_is_valid_faster_and_within_the_ladder(nodes, seed
         table.check()
         assert 2 <= m <= min(top, CUT_MESSAGES) and 2 * m >= top
         assert table.messages <= m
-        assert ratio == _ratio(table, result.throughput)
+        assert ratio == ratio_of(table, result.throughput)
         assert mine[m][1] < ratio <= 1
 
 
@@ -93,7 +85,7 @@ def test_a_small_mesh_whose_counts_lose_is_recounted_at_m_and_below():
     assert [m for m, _, _ in out] == [8, 12, 16]   # down to half of 16, three at most
     for m, table, ratio in out:
         table.check()
-        assert mine[m][1] < ratio == _ratio(table, result.throughput)
+        assert mine[m][1] < ratio == ratio_of(table, result.throughput)
 
 
 def test_the_chooser_reports_its_recounts_and_their_plan_checks():
