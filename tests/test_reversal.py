@@ -66,7 +66,8 @@ def test_one_after_the_other_adds_the_periods():
                for (i, arc), rs in second.runs.items())
 
 
-@pytest.mark.parametrize("over", [1, 2, 4])
+@pytest.mark.parametrize("over", [pytest.param(1, marks=pytest.mark.slow), 2,
+                                  pytest.param(4, marks=pytest.mark.slow)])
 @pytest.mark.parametrize("kind", ["reduce-scatter", "allreduce"])
 def test_fat_trees_reduce_at_the_optimum(kind, over):
     """Fat trees k = 4 with oversubscription 1, 2, 4: the reversal's allgather phases
