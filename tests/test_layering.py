@@ -2,6 +2,7 @@
 run): every import, at module level or inside a function, relative ones resolved."""
 
 import ast
+import functools
 import shutil
 import subprocess
 import sys
@@ -48,12 +49,39 @@ def modules(root):
         ".__init__"): p for p in sorted(root.rglob("*.py"))}
 
 
+def stamp(path: Path) -> tuple[int, int]:
+    status = path.stat()
+    return status.st_mtime_ns, status.st_size
+
+
+@functools.lru_cache(maxsize=None)
+def _tree(path: Path, stamp: tuple[int, int]) -> ast.Module:
+    return ast.parse(path.read_text(encoding="utf-8"))
+
+
+def parsed(path: Path) -> ast.Module:
+    """The module's syntax tree, parsed once per worker (a file changed in place, as
+    the injections do, is parsed again: the key holds its mtime and size)."""
+    return _tree(path, stamp(path))
+
+
 def imports(root):
-    """(importer, file:line, imported module, statement) for every import under root."""
+    """(importer, file:line, imported module, statement) for every import under root,
+    listed once per worker for the eight rules that read them."""
+    mods = modules(root)
+    return _imports(root, tuple((path, stamp(path)) for path in mods.values()))
+
+
+@functools.lru_cache(maxsize=None)
+def _imports(root, stamps):
+    return list(_each_import(root))
+
+
+def _each_import(root):
     mods = modules(root)
     for name, path in mods.items():
         here = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in ast.walk(parsed(path)):
             if isinstance(node, ast.Import):
                 targets = [a.name for a in node.names]
             elif isinstance(node, ast.ImportFrom):
@@ -237,10 +265,11 @@ def test_each_rule_can_fail(tmp_path, rule, injected, says):
     assert any(f"steady/{file}" in m and (says or line) in m for m in found), found
 
 
-def private_imports(source: str) -> list[str]:
-    """The private names (``_x``, not dunders) a module imports from steady's modules."""
+def private_imports(source) -> list[str]:
+    """The private names (``_x``, not dunders) a module (its source, or its parsed tree)
+    imports from steady's modules."""
     found = []
-    for node in ast.walk(ast.parse(source)):
+    for node in ast.walk(ast.parse(source) if isinstance(source, str) else source):
         if isinstance(node, ast.ImportFrom) and (node.level or (node.module or "")
                                                  .startswith("steady")):
             found += [a.name for a in node.names
@@ -250,7 +279,7 @@ def private_imports(source: str) -> list[str]:
 
 def test_no_private_name_is_imported_across_modules():
     """Issue 41: a name another module needs is public in its own module."""
-    found = {str(p.relative_to(ROOT)): private_imports(p.read_text())
+    found = {str(p.relative_to(ROOT)): private_imports(parsed(p))
              for p in sorted(ROOT.rglob("*.py"))}
     assert {k: v for k, v in found.items() if v} == {}
 
