@@ -10,7 +10,9 @@
 * Hypothesis: no deadline and no too-slow health check (a loaded machine must not turn a
   slow example into a failure); CI runs the properties derandomized: the same examples
   on every run, so that a verdict is reproducible; local runs keep drawing fresh
-  examples and find what CI does not (40 where a test sets no number, CI 100).
+  examples and find what CI does not (40 where a test sets no number, CI 100; where a
+  test sets its number, ``helpers.examples`` gives CI that number and the local run two
+  fifths of it, at least 10).
 """
 
 import os

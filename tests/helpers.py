@@ -3,6 +3,7 @@
 samples' paths, a timetable that ends after its largest port load, and a ladder of
 timetables as the finite-horizon chooser builds them."""
 
+import os
 from fractions import Fraction
 from pathlib import Path
 
@@ -79,3 +80,13 @@ def ladder(platform, values):
         table, _ = timed_timetable(platform, result, m, DEFAULT, families)
         built.append((m, table, ratio_of(table, result.throughput)))
     return result, built
+
+
+def examples(ci: int) -> int:
+    """How many examples a property draws: ``ci`` under CI (STEADY_CI, derandomized,
+    conftest.py), two fifths of it (at least 10, at most ``ci``) in the README's
+    ``python -m pytest``, as conftest's profile does where a test sets no number (40
+    of 100): the newcomer's run stays under 3 minutes and CI keeps the full search."""
+    if os.environ.get("STEADY_CI"):
+        return ci
+    return min(ci, max(10, -(-2 * ci // 5)))

@@ -12,6 +12,8 @@ from fractions import Fraction
 
 import pytest
 from hypothesis import assume, given, settings
+
+from helpers import examples
 from hypothesis import strategies as st
 
 from steady import Link, Platform
@@ -54,7 +56,7 @@ def test_multi_port_best_tree_by_hand():
         assert best.throughput == F(1, 3) and best.parent == {"A": "S", "B": "A"}
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(multiport_platforms(min_nodes=2, max_nodes=6, density=0.45))
 def test_exhaustive_search_equals_brute_force(p):
     """The branch-and-bound's cuts never lose the optimum (proofs/best-tree.md, claim 1):
@@ -65,7 +67,7 @@ def test_exhaustive_search_equals_brute_force(p):
         assert best.throughput == brute_force(p, model)
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=examples(25), deadline=None)
 @given(multiport_platforms(min_nodes=2, max_nodes=6, density=0.45))
 def test_cp_sat_equals_brute_force(p):
     """CP-SAT with rounded one-port costs and cover cuts, and the rank model of the
@@ -76,7 +78,7 @@ def test_cp_sat_equals_brute_force(p):
         assert best.throughput == brute_force(p, model)
 
 
-@settings(max_examples=20, deadline=None)
+@settings(max_examples=examples(20), deadline=None)
 @given(platforms(min_nodes=3, max_nodes=6, density=0.5,
                  cost=st.sampled_from([F(1), F(1) + F(1, 10**9), F(1) + F(2, 10**9),
                                        F(2), F(2) - F(1, 10**9)])))
@@ -116,7 +118,7 @@ def test_interrupted_search_reports_a_proven_gap(model, method):
     assert quick.optimal == (quick.gap == 0)
 
 
-@settings(max_examples=20, deadline=None)
+@settings(max_examples=examples(20), deadline=None)
 @given(platforms(min_nodes=2, max_nodes=7, density=0.4))
 def test_best_tree_is_at_most_the_mtp_optimum(p):
     """A single tree is one steady-state schedule (002 §3.1): STP optimum <= MTP
@@ -181,7 +183,7 @@ def test_the_search_is_bounded_by_work_not_by_the_clock(monkeypatch, method):
         assert not calm.optimal
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(st.integers(9, 12), st.integers(0, 10**6), st.integers(1, 400), st.sampled_from(MODELS))
 def test_a_search_stopped_anywhere_keeps_a_true_upper_bound(nodes, seed, visits, model):
     """The exhaustive search stopped after any number of nodes (here 1 to 400: inside

@@ -14,6 +14,8 @@ from fractions import Fraction
 import networkx as nx
 import pytest
 from hypothesis import given, settings
+
+from helpers import examples
 from hypothesis import strategies as st
 
 from steady import Link, Platform, default_platform
@@ -25,7 +27,7 @@ from steady.strategies import platforms
 from steady.throughput import throughput, tree_formula
 
 F = Fraction
-SMALL = settings(max_examples=60, deadline=None)
+SMALL = settings(max_examples=examples(60), deadline=None)
 
 
 # -- independent checks ----------------------------------------------------------------
@@ -272,7 +274,7 @@ def corrupt(platform, caps, k, trees, how):
     return caps, k, trees
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(capacitated(), st.sampled_from(CORRUPTIONS))
 def test_check_branchings_rejects_corruptions(pc, how):
     platform, caps = pc

@@ -7,6 +7,8 @@ platforms."""
 from contextlib import contextmanager
 
 from hypothesis import assume, given, settings
+
+from helpers import examples
 from hypothesis import strategies as st
 
 from steady.schedule import branchings
@@ -49,7 +51,7 @@ def _both(build):
         return full, build()
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(case=capacitated())
 def test_the_head_check_grows_the_trees_of_the_full_check(case):
     platform, caps, k = case
@@ -58,7 +60,7 @@ def test_the_head_check_grows_the_trees_of_the_full_check(case):
     assert sum(w for _, w in head) == k
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(case=capacitated())
 def test_the_largest_weight_of_a_step_is_the_full_checks(case):
     """Every step of a growth: the largest weight of each candidate arc agrees."""
@@ -87,7 +89,7 @@ def test_the_largest_weight_of_a_step_is_the_full_checks(case):
     assert steps >= len(platform.nodes) - 1
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=examples(25), deadline=None)
 @given(platform=platforms(min_nodes=2, max_nodes=7), m=st.integers(2, 12))
 def test_regrown_trees_are_the_same_with_the_head_check(platform, m):
     result = throughput(platform, "trees")
@@ -101,7 +103,7 @@ def test_regrown_trees_are_the_same_with_the_head_check(platform, m):
         [(t.parent, t.weight) for t in full.trees]
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=examples(80), deadline=None)
 @given(capacitated(max_capacity=6), st.data())
 def test_the_reused_network_gives_the_built_networks_flow_and_cut(case, data):
     """``_reused_shortfall`` (one OR-Tools network per platform, capacities reset for

@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
+
+from helpers import examples
 from hypothesis import strategies as st
 
 from steady import Link, Platform
@@ -159,7 +161,7 @@ def test_rejects_an_unknown_scope(figure1, optimum):
                for p in check(figure1, replace(optimum, scope="forest")).problems)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(platforms(min_nodes=2, max_nodes=7), st.sampled_from(["trees", "cuts", "flow"]),
        st.integers(1, 10 ** 6))
 def test_an_inflated_throughput_fails_the_check(platform, method, k):
@@ -174,7 +176,7 @@ def test_an_inflated_throughput_fails_the_check(platform, method, k):
     assert any("sum to" in p for p in report.problems)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(platforms(min_nodes=2, max_nodes=7), st.data())
 def test_an_inflated_tree_throughput_fails_the_check(platform, data):
     """Same soundness for scope 'tree' (002 §3.1.2 eq. (1)): TP(T) + epsilon is refused,
@@ -212,7 +214,7 @@ def test_reports_rather_than_crashes_on_a_graph_networkx_cannot_span():
     assert report.problems == ["a spanning arborescence costs 2/3 < 1 under the prices"]
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(st.data())
 def test_min_arborescence_cost_of_the_checker_matches_the_solver(data):
     """The checker's own Edmonds (networkx maximum branching) and the solver's

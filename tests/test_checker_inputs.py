@@ -9,6 +9,8 @@ from pathlib import Path
 
 import networkx as nx
 from hypothesis import HealthCheck, given, settings
+
+from helpers import examples
 from hypothesis import strategies as st
 
 from steady.certificate import check, check_collective
@@ -41,7 +43,7 @@ def test_a_switch_and_three_gpus_as_a_digraph():
     assert not check_collective(graph, replace(result, rate=Fraction(2))).ok
 
 
-@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(20), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(switched_platforms(ports="multi-port"),
        st.sampled_from(["allgather", "reduce-scatter", "allreduce"]))
 def test_the_collective_checker_takes_the_solver_s_digraph(platform, kind):

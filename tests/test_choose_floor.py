@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from hypothesis import given, settings, strategies as st
 
+from helpers import examples
+
 from steady.generators import mesh_platform, random_platform
 from steady.schedule.effort import DEFAULT, FAST, LEVELS
 from steady.simulate.choose import horizon_choice, with_trees
@@ -16,7 +18,7 @@ def _key(c):
             c.routed_cleanup, c.delivered)
 
 
-@settings(max_examples=4, deadline=None)
+@settings(max_examples=examples(4), deadline=None)
 @given(kind=st.sampled_from(["mesh", "random"]), nodes=st.integers(6, 9),
        seed=st.integers(1, 40), horizon=st.integers(200, 3000))
 def test_a_level_with_a_floor_delivers_at_least_the_floor_and_keeps_its_candidates(

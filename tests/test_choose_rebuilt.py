@@ -6,6 +6,8 @@ from __future__ import annotations
 import pytest
 from hypothesis import assume, given, settings, strategies as st
 
+from helpers import examples
+
 from steady.generators import mesh_platform, random_platform
 from steady.schedule.cut_counts import CutPool
 from steady.schedule.effort import DEFAULT
@@ -20,7 +22,7 @@ def _built(platform, values=(4, 8)):
 
 
 @pytest.mark.slow
-@settings(max_examples=8, deadline=None)
+@settings(max_examples=examples(8), deadline=None)
 @given(kind=st.sampled_from(["mesh", "random"]), nodes=st.integers(8, 10),
        seed=st.integers(1, 6), most=st.integers(1, 3))
 def test_a_rebuilt_timetable_is_valid_and_strictly_faster(kind, nodes, seed, most):

@@ -8,6 +8,8 @@ from fractions import Fraction
 import pytest
 from hypothesis import assume, given, settings, strategies as st
 
+from helpers import examples
+
 from steady.generators import mesh_platform
 from steady.schedule.cut_counts import CutPool
 from steady.schedule.effort import DEFAULT
@@ -35,7 +37,7 @@ def _top(m, table, ratio, delivered=1):
 
 
 @pytest.mark.slow
-@settings(max_examples=6, deadline=None)
+@settings(max_examples=examples(6), deadline=None)
 @given(nodes=st.integers(9, 14), seed=st.integers(1, 40), top=st.sampled_from(LADDER),
        most=st.integers(1, 3))
 def test_a_recounted_timetable_is_valid_faster_and_within_the_ladder(nodes, seed, top,

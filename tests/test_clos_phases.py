@@ -8,6 +8,8 @@ from fractions import Fraction
 import pytest
 from hypothesis import given, settings, strategies as st
 
+from helpers import examples
+
 from steady.platform import Link, Platform
 from steady.platform import MULTI_PORT
 from steady.schedule.clos_phases import chunk_count, clos_shape, phased_timetable, skeletons
@@ -105,7 +107,7 @@ def test_a_hand_made_phase_count():
 
 
 @given(st.integers(1, 96))
-@settings(max_examples=10, deadline=None)
+@settings(max_examples=examples(10), deadline=None)
 def test_phases_reach_the_optimum_at_every_count(most):
     """At every M: the largest chunk count of the phases (none below 4), a valid
     timetable (Timetable.check ran) whose period is the host links' load, so the

@@ -8,6 +8,8 @@ from fractions import Fraction
 
 from hypothesis import HealthCheck, assume, given, settings, strategies as st
 
+from helpers import examples
+
 from steady.network.collective_bound import (proved_bound, route_rows, simple_routes,
                                              whole_hold_rate_bound)
 from steady.network.resources import MAJORITY, transfer_model, whole_hold_rows, whole_holds
@@ -138,7 +140,7 @@ def test_the_rows_of_a_route_by_hand():
 
 @given(switched_platforms(min_compute=3, max_compute=4, max_switches=2,
                           cost=st.sampled_from([Fraction(3, 4), 1, Fraction(5, 4)])))
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(30), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 def test_the_bound_is_what_its_prices_prove(platform):
     """On small switched platforms (one-port and multi-port): the trees enumerated
     under the bound's prices give the same bound (the arborescence routine is not
@@ -165,7 +167,7 @@ def near_seed_one(draw) -> Platform:
 
 
 @given(near_seed_one(), st.integers(1, 12))
-@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(8), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 def test_no_timetable_beats_the_whole_hold_bound(platform, most):
     """Every timetable (checked) has its rate at or below the bound, which is below the
     fluid optimum on most of these platforms (so the rows, not the loads, bound)."""

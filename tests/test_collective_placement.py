@@ -11,6 +11,8 @@ from fractions import Fraction
 
 from hypothesis import HealthCheck, given, settings, strategies as st
 
+from helpers import examples
+
 from steady.network.resources import (MAJORITY, alternative_routes, transfer_model,
                                       whole_hold_bound, whole_hold_rows, whole_holds)
 from steady.platform import Link, Platform
@@ -37,7 +39,7 @@ def routing_cases(draw):
 
 
 @given(routing_cases(), st.integers(0, 2 ** 32 - 1))
-@settings(max_examples=80)
+@settings(max_examples=examples(80))
 def test_a_repaired_routing_holds_no_inner_resource_twice(case, seed):
     """Whatever the repair returns takes one of each pair's own routes, in the pairs'
     order, and holds no inner resource twice; pairs whose routes share nothing are
@@ -134,7 +136,7 @@ def test_a_majority_row_by_hand():
 @given(switched_platforms(min_compute=3, max_compute=4, max_switches=2, ports=None,
                           cost=st.sampled_from([Fraction(3, 4), 1, Fraction(5, 4)])),
        st.integers(1, 8))
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 def test_no_timetable_beats_a_majority_row(platform, most):
     """Costs 3/4, 1 and 5/4 make routes that hold 3/4, 4/5 or 3/5 of a link (a row
     (l, MAJORITY) in about 1 example in 3, at or above the loads in 1 in 5): the

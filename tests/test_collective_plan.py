@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, assume, event, given, settings
+
+from helpers import examples
 from hypothesis import strategies as st
 
 from helpers import assert_one_line_error, run
@@ -172,7 +174,7 @@ def test_the_checker_refuses_an_allreduce_sent_out_before_its_reduction():
 @given(collective_schedules(switched_platforms(max_compute=4, max_switches=2),
                             max_chunks=3),
        st.integers(1, 150))
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(25), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 def test_a_plan_of_any_collective_timetable_passes_the_checker(schedule, thirds):
     """Proofs/finite-plan.md, "Collectives": the period rule's unrolling of a valid
     collective timetable keeps every resource within capacity and every chunk causal,

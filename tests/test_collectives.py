@@ -9,6 +9,8 @@ from pathlib import Path
 import networkx as nx
 import pytest
 from hypothesis import HealthCheck, assume, event, given, settings
+
+from helpers import examples
 from hypothesis import strategies as st
 
 from steady.certificate import check_collective
@@ -22,7 +24,7 @@ from steady.topologies import (a100_platform, fat_tree_platform, hetero_cluster_
                                mi250_platform)
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
-FEW = settings(max_examples=40, deadline=None,
+FEW = settings(max_examples=examples(40), deadline=None,
                suppress_health_check=[HealthCheck.too_slow])
 
 
@@ -272,7 +274,7 @@ def _brute_force(platform, kind):
     return lp.solve_exact().value
 
 
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(15), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(switched_platforms(max_compute=3, max_switches=2, density=0.2),
        st.sampled_from(["allgather", "reduce-scatter", "allreduce"]))
 def test_column_generation_reaches_the_lp_over_every_tree(platform, kind):

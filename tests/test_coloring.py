@@ -11,11 +11,13 @@ from dataclasses import FrozenInstanceError
 
 import pytest
 from hypothesis import given, settings
+
+from helpers import examples
 from hypothesis import strategies as st
 
 from steady.schedule.matchings import Matching, check_coloring, weighted_edge_coloring
 
-SMALL = settings(max_examples=120, deadline=None)
+SMALL = settings(max_examples=examples(120), deadline=None)
 
 NAMES = ["Ps", "P1", "P2", "P3", "P4", "P5", "P6", "P7"]
 HUGE = 2**400

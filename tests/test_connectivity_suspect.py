@@ -7,6 +7,8 @@ the count search (:mod:`steady.schedule.count_search`, which checks this way) fi
 same counts."""
 
 from hypothesis import given, settings
+
+from helpers import examples
 from hypothesis import strategies as st
 
 from steady.exact.connectivity import Propagation, integer_shortfall
@@ -38,7 +40,7 @@ def dropped_counts(draw):
     return prop, values, n, i
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=examples(80), deadline=None)
 @given(dropped_counts())
 def test_the_suspect_check_answers_as_the_full_check(case):
     prop, values, n, i = case
@@ -63,7 +65,7 @@ def test_a_drop_that_opens_a_cut_names_the_first_short_node():
     assert full == fast and full[0] == "a" and full[1] == 0
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(platforms(min_nodes=3, max_nodes=8), st.integers(2, 20), st.integers(0, 6))
 def test_the_count_search_finds_the_same_counts_with_the_full_check(platform, n, kicks):
     result = throughput(platform, "trees")

@@ -12,6 +12,8 @@ from fractions import Fraction
 import pytest
 from hypothesis import event, given, settings, strategies as st
 
+from helpers import examples
+
 from steady.generators import random_platform
 from steady.platform import Platform
 from steady.schedule.branchings import root_connectivity, weighted_branchings
@@ -48,7 +50,7 @@ def starts(draw):
     return platform, n, counts
 
 
-@settings(max_examples=60)
+@settings(max_examples=examples(60))
 @given(starts(), st.integers(0, 10), st.integers(0, 2 ** 16))
 def test_searched_counts_keep_every_cut_and_never_load_a_port_more(case, kicks, seed):
     """Every cut keeps >= N (root-connectivity, an exact max-flow per destination), N

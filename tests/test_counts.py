@@ -6,6 +6,8 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings, strategies as st
 
+from helpers import examples
+
 import steady.schedule.cut_counts as cut_module
 import steady.schedule.timed as timed
 from steady.generators import mesh_platform, random_platform
@@ -25,7 +27,7 @@ def largest_load(platform, counts):
     return max(loads_of(platform, counts).values())
 
 
-@settings(max_examples=25)
+@settings(max_examples=examples(25))
 @given(platforms(max_nodes=7), st.integers(2, 30), st.sampled_from(timed.CUT_SPREADS))
 def test_counts_hold_n_arborescences(platform, n, spread):
     """Claim: what cut_counts returns has root-connectivity >= N (so N arborescences
@@ -53,7 +55,7 @@ BELOW_ONE = [(6, 416, 19), (7, 7174, 17), (10, 6915, 18), (10, 1638, 7), (10, 81
 
 
 @pytest.mark.slow
-@settings(max_examples=6)
+@settings(max_examples=examples(6))
 @given(st.sampled_from(BELOW_ONE))
 def test_thorough_schedules_never_lose_to_those_without_the_cuts(case):
     """At thorough effort timed_schedule keeps the better of its other constructions and
@@ -150,7 +152,7 @@ def test_the_deeper_solve_lowers_the_largest_port_load(monkeypatch):
     assert largest_load(platform, deep) < largest_load(platform, shallow)
 
 
-@settings(max_examples=15, deadline=None)
+@settings(max_examples=examples(15), deadline=None)
 @given(platforms(max_nodes=7), st.integers(2, timed.CUT_MESSAGES))
 def test_where_the_milp_applies_the_chooser_s_estimate_skips_nothing(platform, n):
     """At thorough effort the MILP over the cuts may find counts that load the ports

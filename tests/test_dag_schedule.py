@@ -20,6 +20,8 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 
+from helpers import examples
+
 from steady import Platform
 from steady.schedule.dag import (check_layers, check_trees, dag_schedule,
                                  dag_trees, heights, layer_schedule, period_multiplier)
@@ -198,7 +200,7 @@ def assert_theorem2(platform):
     assert schedule.messages_per_link() == {arc: s * q * x for arc, x in result.n.items() if x}
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(platforms(max_nodes=7, dag=True))
 def test_theorem2_on_random_dags(platform):
     """002 §4.3 Theorem 2: the layered schedule reaches the SSBPDAG optimum, which on a

@@ -7,6 +7,8 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 
+from helpers import examples
+
 from steady.errors import InputError
 from steady.ethernet.cluster import Cluster
 from steady.ethernet.contention import contending_pairs, is_contention_free_tree
@@ -26,7 +28,7 @@ def test_path_of_figure1_is_the_one_in_the_text():
                                           ("s3", "n3"))
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(switched_clusters(max_machines=10, max_switches=6))
 def test_path_is_the_simple_path_and_its_reverse(cluster):
     nodes = cluster.switches + cluster.machines
@@ -103,7 +105,7 @@ def test_malformed_json_gives_line_and_column(tmp_path):
     assert info.value.element.startswith("line 2 column")
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(switched_clusters(max_machines=8, max_switches=5))
 def test_cluster_round_trips_through_its_file(cluster):
     assert Cluster.from_dict(json.loads(cluster.to_json())) == cluster

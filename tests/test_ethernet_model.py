@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
+
+from helpers import examples
 from hypothesis import strategies as st
 
 import steady.ethernet
@@ -70,7 +72,7 @@ def test_kary_generalisation_paces_the_pipeline_by_the_degree():
     assert tree_time(star, t, 4, 1).time == 5 + 3 * 2 + 3 * 3 * 2
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(st.integers(2, 40), st.integers(1, 3000), st.sampled_from((256, 1024, 32768)))
 def test_a_linear_tree_is_formula1(machines, msize_kb, m):
     chain = complete_kary_tree([f"n{r}" for r in range(machines)], 1)

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
+
+from helpers import examples
 from hypothesis import strategies as st
 
 from steady.ethernet.broadcast_tree import BroadcastTree
@@ -46,7 +48,7 @@ def assert_spans_from_root(cluster, tree):
     assert sorted(nodes) == sorted(cluster.machines)           # each machine exactly once
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(switched_clusters(max_machines=12, max_switches=7))
 def test_lemma1_the_dfs_cycle_uses_every_switch_channel_once(cluster):
     s = dfs_switch_order(cluster)
@@ -56,7 +58,7 @@ def test_lemma1_the_dfs_cycle_uses_every_switch_channel_once(cluster):
     assert sorted(used) == sorted(channels)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(switched_clusters(max_machines=14, max_switches=7))
 def test_theorem1_linear_tree_is_contention_free_and_spans(cluster):
     tree = contention_free_linear_tree(cluster)
@@ -65,7 +67,7 @@ def test_theorem1_linear_tree_is_contention_free_and_spans(cluster):
     assert contending_pairs(cluster, tree.edges()) == []        # even same-sender pairs
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(switched_clusters(max_machines=16, max_switches=7))
 def test_theorem2_binary_tree_is_contention_free_and_spans(cluster):
     tree = contention_free_binary_tree(cluster)
@@ -75,7 +77,7 @@ def test_theorem2_binary_tree_is_contention_free_and_spans(cluster):
     assert tree.height >= len(cluster.machines).bit_length() - 1   # complete binary tree
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(switched_clusters(max_machines=14, max_switches=6), st.integers(2, 5))
 def test_kary_tree_is_contention_free_and_spans(cluster, k):
     tree = contention_free_kary_tree(cluster, k)
@@ -84,7 +86,7 @@ def test_kary_tree_is_contention_free_and_spans(cluster, k):
     assert pipelined_contention(cluster, tree) == []
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(switched_clusters(max_machines=12, max_switches=6))
 def test_fast_algorithm2_is_figure4_line_by_line(cluster):
     assert contention_free_binary_tree(cluster).edges() == \
@@ -98,7 +100,7 @@ def test_fast_algorithm2_is_figure4_on_random_clusters():
         assert contention_free_binary_tree(c).edges() == algorithm2_reference(c).edges()
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(switched_clusters(max_machines=10, max_switches=5), st.integers(2, 4))
 def test_fast_kary_is_the_plain_enumeration(cluster, k):
     assert contention_free_kary_tree(cluster, k).edges() == \
@@ -122,7 +124,7 @@ def plane_trees(lo, hi, k):
                        [(lo, x) for x in starts] + [e for _, es in subs for e in es])
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(switched_clusters(max_machines=7, max_switches=6), st.integers(2, 4))
 def test_kary_is_the_least_height_of_all_consecutive_sub_array_trees(cluster, k):
     # issue 22: brute force over every tree built from consecutive sub-arrays of
@@ -160,7 +162,7 @@ def chain_rule_height(cluster, k):
     return best[0, len(m) - 1]
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(switched_clusters(max_machines=11, max_switches=6), st.integers(2, 4))
 def test_kary_is_no_taller_than_the_chain_rule_nor_algorithm2(cluster, k):
     tree = contention_free_kary_tree(cluster, k)
@@ -169,7 +171,7 @@ def test_kary_is_no_taller_than_the_chain_rule_nor_algorithm2(cluster, k):
         assert tree.height <= contention_free_binary_tree(cluster).height
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(switched_clusters(max_machines=12, max_switches=7, min_machines=3), st.randoms())
 def test_child_start_bounds_are_the_precaution(cluster, rng):
     # proofs/ethernet-trees.md: m_i -> m_{x_t} contends with nothing inside the subtrees
@@ -188,7 +190,7 @@ def test_child_start_bounds_are_the_precaution(cluster, rng):
     assert explicit == all(bounds.bound(i, z) <= x for x, z in zip(starts, starts[1:]))
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(switched_clusters(max_machines=14, max_switches=7))
 def test_kary_with_k_2_is_algorithm2_unless_a_single_child_helps(cluster):
     # proofs/ethernet-trees.md: with k = 2 the precaution is line (17) and the ties are
@@ -257,7 +259,7 @@ def test_kary_on_the_64_machine_sample():
     assert pipelined_contention(cluster, tree) == []
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(switched_clusters(max_machines=12, max_switches=7, min_machines=3), st.randoms())
 def test_line17_check_depends_on_the_sub_array_only(cluster, rng):
     # proofs/ethernet-trees.md: m_i -> m_k contends with one forward tree over

@@ -10,6 +10,8 @@ import threading
 
 import pytest
 from hypothesis import given, settings
+
+from helpers import examples
 from hypothesis import strategies as st
 
 from helpers import assert_one_line_error, run
@@ -89,7 +91,7 @@ def test_every_writer_checks_the_path(tmp_path):
 
 # -- the atomic write ---------------------------------------------------------------------
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=examples(25), deadline=None)
 @given(st.binary(min_size=1, max_size=2000), st.sampled_from(["fchmod", "write", "fsync", "replace"]),
        st.sampled_from([KeyboardInterrupt, OSError, RuntimeError]))
 def test_a_failed_write_leaves_the_old_file_and_no_temporary(tmp_path_factory, data, where,

@@ -9,6 +9,8 @@ from fractions import Fraction
 import pytest
 from hypothesis import given, settings, strategies as st
 
+from helpers import examples
+
 from steady import default_platform
 from steady.present.show import port_bars
 from steady.schedule.timed import timed_schedule
@@ -79,7 +81,7 @@ def test_v1_bars_are_the_steps_back_to_back(tmp_path, capsys):
                                                        for k, v in expected.items()}
 
 
-@settings(max_examples=15, deadline=None)
+@settings(max_examples=examples(15), deadline=None)
 @given(platforms(max_nodes=6), st.integers(1, 30))
 def test_each_port_line_is_its_busy_time(platform, m):
     """On a written timetable, a port's bars never overlap, stay in [0, period] and add

@@ -5,6 +5,8 @@ from dataclasses import replace
 
 import pytest
 from hypothesis import given, settings
+
+from helpers import examples
 from hypothesis import strategies as st
 
 from steady.grid.check import violations
@@ -157,7 +159,7 @@ def test_resolve_names():
 
 # -- properties -------------------------------------------------------------------------
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(grids(max_clusters=6), st.sampled_from(ALL))
 def test_every_schedule_is_valid_and_above_the_bound(grid, key):
     """proofs/grid-model.md: each cluster receives once from a cluster that has the
@@ -172,7 +174,7 @@ def test_every_schedule_is_valid_and_above_the_bound(grid, key):
         assert s.arrival >= arrivals[s.receiver]
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(grids(max_clusters=5, latency=exact_costs(), gap=exact_costs(),
              broadcast_time=exact_costs()), st.sampled_from(ALL))
 def test_rational_times_stay_exact(grid, key):
@@ -181,7 +183,7 @@ def test_rational_times_stay_exact(grid, key):
     assert schedule.makespan == max(schedule.finish)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(grids(max_clusters=5), st.sampled_from(ALL), st.data())
 def test_idling_never_helps(grid, key, data):
     """proofs/grid-model.md: delaying sends (same tree, same order per sender) gives a
@@ -204,7 +206,7 @@ def test_idling_never_helps(grid, key, data):
     assert late.makespan >= asap.makespan
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(grids(min_clusters=3, max_clusters=5), st.sampled_from(ALL))
 def test_replay_gives_the_same_schedule(grid, key):
     schedule = run(grid, key)
@@ -251,7 +253,7 @@ def test_checker_rejects_early_broadcasts_and_wrong_makespans():
     assert any("C2 finishes at 105" in v for v in violations(grid, short))
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(st.integers(2, 12), st.integers(0, 10**6))
 def test_fef_is_the_flat_tree_when_every_latency_is_equal(n, iteration):
     """The report's note on --links per-grid: with one L for every pair, FEF's smallest

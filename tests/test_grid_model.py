@@ -8,6 +8,8 @@ from fractions import Fraction
 
 import pytest
 from hypothesis import given, settings
+
+from helpers import examples
 from hypothesis import strategies as st
 
 from steady.errors import InputError
@@ -114,7 +116,7 @@ def test_malformed_json_gives_line_and_column(tmp_path):
         Grid.from_file(path)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(grids(max_clusters=4, latency=decimal_costs(), gap=exact_costs(),
              broadcast_time=st.one_of(st.just(0), exact_costs())))
 def test_documents_round_trip_exactly(grid):
@@ -122,7 +124,7 @@ def test_documents_round_trip_exactly(grid):
     assert Grid.from_dict(doc) == grid
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(grids(symmetric=True))
 def test_strategy_draws_valid_symmetric_grids(grid):
     n = grid.size

@@ -7,6 +7,8 @@ from itertools import permutations, product
 
 import pytest
 from hypothesis import given, settings
+
+from helpers import examples
 from hypothesis import strategies as st
 
 from steady.grid.check import violations
@@ -63,7 +65,7 @@ def _asap_makespan(grid, order):
 ALL = list(HEURISTICS) + list(VARIANTS)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(grids(max_clusters=5))
 def test_optimum_equals_brute_force_and_beats_every_heuristic(grid):
     """proofs/grid-optimum.md: the canonical order enumerates every as-soon-as-possible
@@ -78,7 +80,7 @@ def test_optimum_equals_brute_force_and_beats_every_heuristic(grid):
     assert path <= optimum.makespan and counting <= optimum.makespan
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=examples(25), deadline=None)
 @given(grids(max_clusters=5, latency=exact_costs(), gap=exact_costs(),
              broadcast_time=exact_costs()))
 def test_optimum_with_rational_times(grid):
@@ -87,7 +89,7 @@ def test_optimum_with_rational_times(grid):
     assert isinstance(optimum.makespan, (int, Fraction))
 
 
-@settings(max_examples=20, deadline=None)
+@settings(max_examples=examples(20), deadline=None)
 @given(grids(min_clusters=3, max_clusters=6))
 def test_optimum_equals_cp_sat(grid):
     """CP-SAT states the model as constraints, without the canonical order or the claim
@@ -168,7 +170,7 @@ def test_limits():
     assert optimal_schedule(grid, upper=3).makespan == 3
 
 
-@settings(max_examples=15, deadline=None)
+@settings(max_examples=examples(15), deadline=None)
 @given(st.integers(2, 7), st.integers(0, 10**6), st.sampled_from(["per-pair", "per-grid"]))
 def test_table2_grids_optimum_equals_cp_sat(n, iteration, links):
     """On the campaign's own grids (001 Table 2, up to 7 clusters, where brute force is

@@ -16,6 +16,8 @@ from fractions import Fraction
 import networkx as nx
 import pytest
 from hypothesis import given, settings
+
+from helpers import examples
 from hypothesis import strategies as st
 
 from steady import InputError, Link, Platform
@@ -35,7 +37,7 @@ from steady.strategies import platforms
 from steady.throughput import throughput
 
 F = Fraction
-SMALL = settings(max_examples=40, deadline=None)
+SMALL = settings(max_examples=examples(40), deadline=None)
 
 
 def platform(links, source="S", send=None) -> Platform:
@@ -323,7 +325,7 @@ def test_routed_throughput_without_routes_is_the_tree_formula(p):
             tree_throughput(multi, tree, "multi-port")
 
 
-@settings(max_examples=15, deadline=None)
+@settings(max_examples=examples(15), deadline=None)
 @given(platforms(min_nodes=2, max_nodes=6, density=0.4))
 def test_every_heuristic_is_at_most_the_exact_best_tree(p):
     """A heuristic's tree is one single tree; the routed Binomial Tree contains one that is
@@ -342,7 +344,7 @@ def _reaches_all(source, nodes, arcs) -> bool:
     return len(nx.descendants(graph, source)) == len(nodes) - 1
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(platforms(min_nodes=2, max_nodes=7, density=0.5), st.data())
 def test_removability_test_matches_brute_force(p, data):
     """proofs/heuristics.md, claim 1: the test (some other in-neighbour reachable while

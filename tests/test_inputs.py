@@ -9,6 +9,8 @@ from pathlib import Path
 import networkx as nx
 import pytest
 from hypothesis import given, settings
+
+from helpers import examples
 from hypothesis import strategies as st
 
 from steady import InputError, Link, Platform, default_platform
@@ -22,7 +24,7 @@ from steady.testing import NAMESPACE
 from steady.throughput import dag_throughput, throughput, tree_throughput
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
-FAST = settings(max_examples=40, deadline=None)
+FAST = settings(max_examples=examples(40), deadline=None)
 FIGURE4 = [("Ps", "P1"), ("P1", "P2"), ("P1", "P3"), ("P2", "P4")]   # TP(T) = 2/3
 
 

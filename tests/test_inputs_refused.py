@@ -11,6 +11,8 @@ from fractions import Fraction as F
 
 import pytest
 from hypothesis import HealthCheck, given, settings
+
+from helpers import examples
 from hypothesis import strategies as st
 
 from helpers import assert_one_line_error, run
@@ -22,7 +24,7 @@ from steady.strategies import platforms
 from steady.platform import default_platform
 from steady.schedule_file import Schedule
 
-FAST = settings(max_examples=60, deadline=None,
+FAST = settings(max_examples=examples(60), deadline=None,
                 suppress_health_check=[HealthCheck.function_scoped_fixture])
 
 ROOT = __import__("pathlib").Path(__file__).resolve().parent.parent
@@ -283,7 +285,7 @@ def test_the_digit_limit_is_restored_after_a_command(capsys):
 
 # -- error lines are bounded (F10) -----------------------------------------------------------
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(st.text(max_size=3000), st.text(max_size=3000), st.text(max_size=3000))
 def test_any_input_error_is_one_bounded_line(origin, element, reason):
     line = str(InputError(origin, element, reason))
@@ -291,7 +293,7 @@ def test_any_input_error_is_one_bounded_line(origin, element, reason):
     assert "\n" not in line and "\r" not in line
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(st.one_of(st.text(max_size=2000), st.integers(), st.binary(max_size=500),
                  st.lists(st.text(max_size=100), max_size=30)))
 def test_echo_is_bounded(value):
@@ -492,7 +494,7 @@ def test_a_float_failure_on_narrow_costs_is_not_blamed_on_them(monkeypatch):
         tp.throughput(_figure1_with("1"))
 
 
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(15), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(platforms(max_nodes=5), st.integers(-4300, 4300))
 def test_any_platform_scaled_by_ten_to_the_e_has_the_optimum_scaled_back(platform, e):
     """F02 as a class: costs times 10^e, |e| <= 4300, give TP*/10^e exactly, certified
@@ -508,7 +510,7 @@ def test_any_platform_scaled_by_ten_to_the_e_has_the_optimum_scaled_back(platfor
 
 
 @pytest.mark.slow
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(15), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(platforms(min_nodes=3, max_nodes=5), st.data())
 def test_costs_drawn_far_apart_give_one_certified_optimum(platform, data):
     """F01/F02 as a class: each cost times its own 10^e, |e| <= 400 (spreads no float

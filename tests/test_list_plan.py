@@ -5,6 +5,8 @@ over a timetable's trees, no periods; and the plan of K broadcasts of a schedule
 from fractions import Fraction
 
 from hypothesis import given, settings
+
+from helpers import examples
 from hypothesis import strategies as st
 
 from steady.platform import Link, Platform
@@ -16,7 +18,7 @@ from steady.simulate.unroll import PeriodicPattern, finite_schedule, share_for
 from steady.strategies import platforms, schedules
 from steady.throughput import throughput
 
-SMALL = settings(max_examples=25)
+SMALL = settings(max_examples=examples(25))
 
 
 @given(st.lists(st.integers(1, 7), min_size=1, max_size=6))

@@ -3,6 +3,8 @@ taken by :func:`greedy_runs` by default) gives the very runs of the general even
 (``fast=False``) under every priority rule, boost, stickiness and chunk size."""
 
 from hypothesis import given, settings
+
+from helpers import examples
 from hypothesis import strategies as st
 
 from steady.schedule.list_schedule import PRIORITIES, busier_port, greedy_runs
@@ -25,7 +27,7 @@ def greedy_inputs(draw):
     return used, cost, key, boost, stick, chunk
 
 
-@settings(max_examples=120, deadline=None)
+@settings(max_examples=examples(120), deadline=None)
 @given(greedy_inputs())
 def test_the_fast_greedy_run_is_the_general_one(case):
     used, cost, key, boost, stick, chunk = case
@@ -57,7 +59,7 @@ def long_runs(draw):
     return used, cost, key, boost, stick
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(long_runs())
 def test_streaks_of_one_link_give_the_general_runs(case):
     used, cost, key, boost, stick = case

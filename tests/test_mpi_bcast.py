@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 from hypothesis import assume, given, settings
+
+from helpers import examples
 from hypothesis import strategies as st
 
 from steady.errors import InputError
@@ -152,7 +154,7 @@ def simulate(plan, rank_of, nbytes, root_bytes):
     return buffers
 
 
-@settings(max_examples=40)
+@settings(max_examples=examples(40))
 @given(schedules(platforms(max_nodes=6)), st.data())
 def test_every_rank_ends_with_the_roots_bytes_without_deadlock(schedule, data):
     """proofs/bcast-slices.md: ranges tile the buffer, channel orders match, waits go to

@@ -10,6 +10,8 @@ from fractions import Fraction
 import numpy as np
 import pytest
 from hypothesis import given, settings
+
+from helpers import examples
 from hypothesis import strategies as st
 
 from helpers import assert_one_line_error, run
@@ -32,7 +34,7 @@ from steady.strategies import platforms, schedules
 from steady.throughput import throughput
 
 F = Fraction
-SMALL = settings(max_examples=25)
+SMALL = settings(max_examples=examples(25))
 
 
 def figure1_schedule():

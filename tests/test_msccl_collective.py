@@ -13,6 +13,8 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 
+from helpers import examples
+
 from steady.runtimes.msccl.check import check_bytes
 from steady.runtimes.msccl.export import Refused, export_broadcast, export_collective
 from steady.schedule.collective import collective_schedule
@@ -83,7 +85,7 @@ def test_the_checker_rejects_faults_in_an_exported_allgather(hetero, fault):
 
 @given(collective_schedules(switched_platforms(max_compute=4, max_switches=2),
                             kinds=("allgather",), max_chunks=4))
-@settings(max_examples=25, deadline=None,
+@settings(max_examples=examples(25), deadline=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 def test_exported_allgathers_pass_the_checker(schedule):
     """proofs/msccl-export.md, Claim 2 for allgathers: the program of any allgather
@@ -97,7 +99,7 @@ def test_exported_allgathers_pass_the_checker(schedule):
 
 @given(collective_schedules(switched_platforms(max_compute=4, max_switches=2),
                             kinds=("broadcast",), max_chunks=4))
-@settings(max_examples=15, deadline=None,
+@settings(max_examples=examples(15), deadline=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 def test_one_source_broadcasts_through_switches_pass_the_checker(schedule):
     platform = schedule.platform
@@ -327,6 +329,7 @@ def _overwritten(e) -> str:
     raise AssertionError("no later reduction into scratch")
 
 
+@pytest.mark.slow   # the command end to end, 2.8 s: CI runs it
 def test_export_command_writes_a_checked_reduce_scatter(tmp_path, capsys):
     sample = ROOT / "samples" / "collectives" / "hetero-cluster.json"
     out = tmp_path / "rs.json"
@@ -344,7 +347,7 @@ def test_export_command_writes_a_checked_reduce_scatter(tmp_path, capsys):
 
 @given(collective_schedules(switched_platforms(max_compute=4, max_switches=2),
                             kinds=("reduce-scatter",), max_chunks=4))
-@settings(max_examples=25, deadline=None,
+@settings(max_examples=examples(25), deadline=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 def test_exported_reduce_scatters_pass_the_checker(schedule):
     """proofs/msccl-export.md, Claim 2 for reduce-scatters: the program of any

@@ -10,6 +10,8 @@ from fractions import Fraction
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
+from helpers import examples
+
 from steady.platform import Link, Platform
 from steady.runtimes.msccl.check import check_bytes
 from steady.runtimes.msccl.export import Refused, export_broadcast
@@ -178,7 +180,7 @@ def _moves(draw):
 
 
 @given(_moves())
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 def test_causal_order_is_causal_and_one_port(moves):
     """proofs/msccl-export.md, Claim 1: every move starts after the moves it needs and
     after the earlier moves of both its ports; the postcondition (loop._check) runs
@@ -191,7 +193,7 @@ def test_causal_order_is_causal_and_one_port(moves):
 
 
 @given(platforms(min_nodes=2, max_nodes=6), st.integers(1, 6))
-@settings(max_examples=30, deadline=None,
+@settings(max_examples=examples(30), deadline=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 def test_exported_programs_pass_the_checker(platform, most):
     """proofs/msccl-export.md, Claim 2: the program of any timed schedule is valid for

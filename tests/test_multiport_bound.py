@@ -9,6 +9,8 @@ from fractions import Fraction
 import pytest
 from hypothesis import given, settings
 
+from helpers import examples
+
 from steady import InputError, Link, Platform
 from steady.generators import random_platform
 from steady.heuristics.best_tree import best_tree
@@ -20,7 +22,7 @@ from steady.strategies import multiport_platforms
 from steady.throughput import throughput
 
 F = Fraction
-SMALL = settings(max_examples=30, deadline=None)
+SMALL = settings(max_examples=examples(30), deadline=None)
 
 
 def test_star_limited_by_its_links():

@@ -9,6 +9,8 @@ from fractions import Fraction
 
 import pytest
 from hypothesis import assume, given, settings
+
+from helpers import examples
 from hypothesis import strategies as st
 
 from steady import InputError, Platform
@@ -170,7 +172,7 @@ def networked(draw, sharing=SHARED, cheap=False, max_nodes=5):
     return p, Platform(p.source, p.links, p.nodes, p.name, network=net)
 
 
-@settings(max_examples=40)
+@settings(max_examples=examples(40))
 @given(networked(), st.sampled_from(["cuts", "trees"]))
 def test_adding_link_rows_never_raises_the_throughput(pair, method):
     """Claim 1 of proofs/network-links.md: a link row only removes solutions."""
@@ -180,7 +182,7 @@ def test_adding_link_rows_never_raises_the_throughput(pair, method):
     assert check(wired, r).ok
 
 
-@settings(max_examples=30)
+@settings(max_examples=examples(30))
 @given(networked(sharing=FATPIPE))
 def test_fatpipes_no_dearer_than_their_arcs_change_nothing(pair):
     """Claim 1 again: a fatpipe bounds each transfer alone, which its arc's cost (never
@@ -193,7 +195,7 @@ def test_fatpipes_no_dearer_than_their_arcs_change_nothing(pair):
     assert verify(wired, schedule).ok
 
 
-@settings(max_examples=25)
+@settings(max_examples=examples(25))
 @given(st.data())
 def test_verify_rejects_a_step_overloading_a_shared_link(data):
     """The step rule: in a §5.4.2 schedule every transfer of a step fills the step
@@ -215,7 +217,7 @@ def test_verify_rejects_a_step_overloading_a_shared_link(data):
     assert verify(p, schedule).ok
 
 
-@settings(max_examples=25)
+@settings(max_examples=examples(25))
 @given(networked(max_nodes=5))
 def test_network_steps_are_valid_and_certified(pair):
     """The configuration LP's steps (steady.schedule.link_steps): every rule of verify,
@@ -229,7 +231,7 @@ def test_network_steps_are_valid_and_certified(pair):
     check_network_steps(wired, Schedule.from_dict(schedule.to_dict()))
 
 
-@settings(max_examples=15)
+@settings(max_examples=examples(15))
 @given(networked(max_nodes=5))
 def test_every_candidate_is_built_and_chosen_exactly(pair):
     """Issue 42: a float score once chose a step schedule stretched in doubles (its
@@ -321,7 +323,7 @@ def test_short_steps_refuse_shared_links_in_one_line(tmp_path, capsys):
     assert verify(figure1(), Schedule.from_file(out)).ok
 
 
-@settings(max_examples=25)
+@settings(max_examples=examples(25))
 @given(networked(max_nodes=5), st.integers(1, 30))
 def test_network_timetables_are_valid_and_certified(pair, m):
     """A timed schedule on a platform with shared links: the independent verifier
@@ -354,7 +356,7 @@ def test_the_timetable_postcondition_rejects_a_link_overload():
         Timetable.of(bad).check()
 
 
-@settings(max_examples=15)
+@settings(max_examples=examples(15))
 @given(networked(max_nodes=5), st.integers(1, 30))
 def test_network_timetables_beat_the_rounded_optimum_scheduled_alone(pair, m):
     """On shared links the timetable kept is at least as fast as the optimum's own
@@ -375,7 +377,7 @@ def test_network_timetables_beat_the_rounded_optimum_scheduled_alone(pair, m):
                                            alone.period)
 
 
-@settings(max_examples=20)
+@settings(max_examples=examples(20))
 @given(networked(max_nodes=5), st.integers(1, 12), st.integers(1, 25))
 def test_list_runs_respect_shared_links(pair, m, k):
     """The list run of steady simulate (steady.simulate.list_run) on a platform with

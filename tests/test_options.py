@@ -8,6 +8,8 @@ from fractions import Fraction
 
 import pytest
 from hypothesis import given, settings
+
+from helpers import examples
 from hypothesis import strategies as st
 
 from helpers import assert_one_line_error, run
@@ -15,7 +17,7 @@ from steady.commands import options
 from steady.experiments.runner import check_workers, scheduler_url
 from steady.errors import InputError
 
-FAST = settings(max_examples=80, deadline=None)
+FAST = settings(max_examples=examples(80), deadline=None)
 ROOT = __import__("pathlib").Path(__file__).resolve().parent.parent
 
 

@@ -3,6 +3,8 @@ improver (a timetable in, a better one or a reason out; proofs/timed-schedule.md
 orders searched")."""
 
 from hypothesis import given, settings
+
+from helpers import examples
 from hypothesis import strategies as st
 from helpers import late_timetable
 
@@ -81,7 +83,7 @@ def open_shops(draw):
     return used, cost
 
 
-@settings(max_examples=25)
+@settings(max_examples=examples(25))
 @given(open_shops())
 def test_searched_placements_are_timetables_within_the_grid_bound(shop):
     used, cost = shop
@@ -123,7 +125,7 @@ LATE = [(4, 3), (5, 4), (8, 3), (8, 4), (11, 4), (13, 5), (15, 5), (35, 3), (35,
         (87, 4), (93, 4)]
 
 
-@settings(max_examples=8)
+@settings(max_examples=examples(8))
 @given(st.sampled_from(LATE))
 def test_an_improved_timetable_is_shorter_and_valid(case):
     """On a timetable that ends after its largest port load the improver returns a

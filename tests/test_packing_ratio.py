@@ -5,6 +5,8 @@ adding the loads of :func:`~steady.schedule.packing.tree_port_loads` as Fraction
 from fractions import Fraction
 
 from hypothesis import given, settings
+
+from helpers import examples
 from hypothesis import strategies as st
 
 from steady.schedule.packing import exact_ratio, tree_port_loads
@@ -31,7 +33,7 @@ def weighted_trees(draw, kinds):
     return platform, weights, optimum
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=examples(80), deadline=None)
 @given(weighted_trees(st.one_of(platforms(max_nodes=7), switched_platforms())))
 def test_the_integer_ratio_is_the_fraction_ratio(case):
     platform, weights, optimum = case

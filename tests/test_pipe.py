@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
+
+from helpers import examples
 from hypothesis import strategies as st
 
 from steady.simulate.pipe import (PipePlanner, best_slices, finite_makespan, paper_slices,
@@ -145,7 +147,7 @@ sizes = st.builds(F, st.integers(1, 60), st.integers(1, 3))
 
 
 @pytest.mark.slow
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(startup_platforms(), sizes, st.integers(1, 9))
 def test_lemma7_bound_and_simulation(platform, size, k):
     """Theorem 8 / Lemma 7: T_pipe(L) >= L·T* for every k; the chosen finite schedule is
@@ -161,7 +163,7 @@ def test_lemma7_bound_and_simulation(platform, size, k):
 
 
 @pytest.mark.slow
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(startup_platforms(), sizes, st.integers(1, 12))
 def test_candidate_patterns_are_valid_schedules(platform, size, k):
     planner = PipePlanner(platform)
@@ -178,7 +180,7 @@ def test_candidate_patterns_are_valid_schedules(platform, size, k):
 
 
 @pytest.mark.slow
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(startup_platforms(max_nodes=4), sizes, st.integers(1, 5), st.integers(1, 12))
 def test_finite_makespan_shortcut_matches_unrolling(platform, size, k, batches):
     """The makespan of B > W + 1 batches is that of W + 1 batches plus (B - W - 1)·T."""
@@ -191,7 +193,7 @@ def test_finite_makespan_shortcut_matches_unrolling(platform, size, k, batches):
 
 
 @pytest.mark.slow
-@settings(max_examples=20, deadline=None)
+@settings(max_examples=examples(20), deadline=None)
 @given(startup_platforms(max_nodes=4), sizes)
 def test_best_slices_beats_paper_and_one_slice(platform, size):
     planner = PipePlanner(platform)
@@ -203,7 +205,7 @@ def test_best_slices_beats_paper_and_one_slice(platform, size):
         check_by_simulation(best)
 
 
-@settings(max_examples=20, deadline=None)
+@settings(max_examples=examples(20), deadline=None)
 @given(startup_platforms(max_nodes=4), sizes)
 def test_paper_schedule_restretched_to_exact_slices(platform, size):
     """The paper's padded schedule (slices of size ν) run with the exact slice costs
@@ -219,7 +221,7 @@ def test_paper_schedule_restretched_to_exact_slices(platform, size):
     check_by_simulation(exact)
 
 
-@settings(max_examples=20, deadline=None)
+@settings(max_examples=examples(20), deadline=None)
 @given(platforms(max_nodes=5), st.builds(F, st.integers(1, 3), st.integers(1, 4)))
 def test_stretch_timed_is_valid_and_monotone(platform, factor):
     """A timed schedule compacted onto larger costs (same port orders) stays valid, its
@@ -241,7 +243,7 @@ def test_stretch_timed_is_valid_and_monotone(platform, factor):
 
 
 @pytest.mark.slow
-@settings(max_examples=15, deadline=None)
+@settings(max_examples=examples(15), deadline=None)
 @given(platforms(max_nodes=5), sizes, st.integers(1, 12))
 def test_startup_free_shortcut_equals_direct_evaluation(platform, size, k):
     """Without start-ups PipePlanner scales unit patterns; with the shortcut turned off

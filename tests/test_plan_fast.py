@@ -10,6 +10,8 @@ import json
 from fractions import Fraction
 
 from hypothesis import assume, event, given, settings
+
+from helpers import examples
 from hypothesis import strategies as st
 
 from steady.simulate.horizon import transfers_needed
@@ -235,7 +237,7 @@ def mutated(plan: Plan, data) -> Plan:
 
 # -- the properties -------------------------------------------------------------------
 
-@settings(max_examples=300)
+@settings(max_examples=examples(300))
 @given(loose_plans(), st.integers(1, 20))
 def test_check_plan_finds_what_the_reference_finds_in_loose_plans(plan, limit):
     """Same violations, same words, same order, same cut at ``limit``."""
@@ -246,7 +248,7 @@ def test_check_plan_finds_what_the_reference_finds_in_loose_plans(plan, limit):
     assert plan.to_json() == reference_json(plan)
 
 
-@settings(max_examples=40)
+@settings(max_examples=examples(40))
 @given(timed_cases(), st.integers(0, 3), st.data())
 def test_check_plan_agrees_on_built_plans_and_their_mutations(pattern, extra, data):
     """On plans built by the unrolling (valid) and on the same with one transfer moved,
@@ -260,7 +262,7 @@ def test_check_plan_agrees_on_built_plans_and_their_mutations(pattern, extra, da
     assert check_plan(plan) == [] == reference_check(plan)
 
 
-@settings(max_examples=40)
+@settings(max_examples=examples(40))
 @given(timed_cases(), st.integers(0, 4), st.integers(0, 3))
 def test_periodic_plan_is_the_plan_every_period_walked_gives(pattern, extra, cut):
     """The steady periods shifted from one (whole batches) give the very transfers of
@@ -281,7 +283,7 @@ def test_periodic_plan_is_the_plan_every_period_walked_gives(pattern, extra, cut
         reference_plan(pattern, n, share).transfers
 
 
-@settings(max_examples=30)
+@settings(max_examples=examples(30))
 @given(timed_cases((PIPELINED,)), st.integers(0, 3))
 def test_periodic_plan_with_a_routed_cleanup_is_the_plan_every_period_walked_gives(
         pattern, extra):
@@ -298,7 +300,7 @@ def test_periodic_plan_with_a_routed_cleanup_is_the_plan_every_period_walked_giv
         (slow.broadcasts, slow.unit, slow.makespan)
 
 
-@settings(max_examples=40)
+@settings(max_examples=examples(40))
 @given(timed_cases(), st.integers(0, 4))
 def test_the_warmup_placed_once_is_the_warmup_of_every_whole_batch_count(pattern, extra):
     """unrolled places the warm-up once per pattern (the same for every B >= W whole

@@ -11,6 +11,8 @@ import networkx as nx
 import pytest
 from hypothesis import given, settings
 
+from helpers import examples
+
 from steady import InputError, Link, Platform, default_platform
 from steady.strategies import platforms
 
@@ -123,7 +125,7 @@ def test_written_sample_is_byte_stable():
     assert Platform.from_file(SAMPLES / "figure1.json").to_json().strip() == text.strip()
 
 
-@settings(max_examples=50, deadline=None)
+@settings(max_examples=examples(50), deadline=None)
 @given(platforms(max_nodes=6))
 def test_round_trip_property(p):
     assert Platform.from_dict(p.to_dict()) == p

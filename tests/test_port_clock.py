@@ -4,6 +4,8 @@ never puts more on a shared link than its capacity, and hands every transfer bac
 at its end, as (tail, head, payload)."""
 
 from hypothesis import given, settings
+
+from helpers import examples
 from hypothesis import strategies as st
 
 from steady.schedule.port_clock import PortClock
@@ -46,7 +48,7 @@ def greedy(wanted, parts, capacity):
     return placed, back
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(workloads())
 def test_one_port_and_link_capacity_hold(load):
     wanted, parts, capacity = load

@@ -9,6 +9,8 @@ from fractions import Fraction
 import pytest
 from hypothesis import given, settings, strategies as st
 
+from helpers import examples
+
 from steady.network.collective_bound import proved_bound, route_rows, simple_routes
 from steady.network.resources import MAJORITY, transfer_model
 from steady.platform import MULTI_PORT, Link, Platform
@@ -108,7 +110,7 @@ def test_a_broadcast_is_not_built_by_rounds():
     assert rail_timetable(RAIL_4X4, result, 64) is None
 
 
-@settings(max_examples=12, deadline=None)
+@settings(max_examples=examples(12), deadline=None)
 @given(servers=st.integers(2, 4), gpus=st.integers(2, 4), data=st.data(),
        spines=st.integers(0, 1),
        collective=st.sampled_from(["allgather", "reduce-scatter", "allreduce"]))
@@ -188,6 +190,7 @@ def test_dgx_mixed_2_is_capped_by_its_nics():
     assert Fraction(16) / Fraction(332, 15) == Fraction(60, 83)
 
 
+@pytest.mark.slow   # the whole pipeline on a 2-box sample: CI runs it
 def test_dgx_mixed_2_reaches_its_cap():
     """dgx-mixed-2 (the list schedule: 0.712, 0.723, 0.637): the NIC rounds reach the
     caps of test_dgx_mixed_2_is_capped_by_its_nics exactly, one chunk per root:
@@ -220,7 +223,7 @@ def test_dgx_mixed_2_reaches_its_cap():
     assert stats["construction"] == "rounds of NIC and box transfers on a NIC fabric"
 
 
-@settings(max_examples=10, deadline=None)
+@settings(max_examples=examples(10), deadline=None)
 @given(boxes=st.integers(2, 3), gpus=st.sampled_from([2, 4]), per_pcie=st.integers(1, 2),
        speeds=st.lists(st.integers(1, 20), min_size=4, max_size=4),
        collective=st.sampled_from(["allgather", "reduce-scatter", "allreduce"]))

@@ -10,6 +10,8 @@ from fractions import Fraction
 import networkx as nx
 import pytest
 from hypothesis import given, settings
+
+from helpers import examples
 from hypothesis import strategies as st
 
 from steady import InputError
@@ -37,7 +39,7 @@ def graphs(draw, max_nodes=6):
     return g
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(graphs(), st.integers(1, 4))
 def test_theorem_1_both_sides_agree_by_brute_force(g, K):
     """002 Thm 1: G has a spanning tree of degree <= K iff the platform built from it has
@@ -46,7 +48,7 @@ def test_theorem_1_both_sides_agree_by_brute_force(g, K):
     assert has_degree_constrained_spanning_tree(g, K) == has_broadcast_tree(instance)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(graphs(max_nodes=6), st.integers(2, 4))
 def test_the_two_directions_of_the_proof(g, K):
     """'if': a spanning tree of degree <= K, oriented from the source, has TP >= 1.

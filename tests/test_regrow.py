@@ -8,6 +8,8 @@ import math
 import pytest
 from hypothesis import given, settings, strategies as st
 
+from helpers import examples
+
 from steady.generators import mesh_platform
 from steady.platform import Platform
 from steady.schedule import regrow
@@ -40,7 +42,7 @@ def _common(*tables) -> int:
 
 
 @given(platforms(min_nodes=2, max_nodes=7), st.integers(1, 12))
-@settings(max_examples=40)
+@settings(max_examples=examples(40))
 def test_regrown_trees_keep_the_slots_and_verify(platform, m):
     """Any platform, any M: one spanning tree of weight 1 per message, every slot of the
     timetable used once, the same period and certified ratio; the independent checker
@@ -60,7 +62,7 @@ def test_regrown_trees_keep_the_slots_and_verify(platform, m):
 
 @pytest.mark.slow
 @given(platforms(min_nodes=2, max_nodes=7), st.integers(1, 12))
-@settings(max_examples=40)
+@settings(max_examples=examples(40))
 def test_trees_regrown_through_idle_slots_verify(platform, m):
     """Claim 5: with idle slots, each slot the trees use is one of the timetable's, at
     most once, or lies where the timetable left both its ports idle; the period, the
@@ -110,7 +112,7 @@ def test_an_idle_slot_saves_a_period():
 
 
 @given(platforms(min_nodes=2, max_nodes=7), st.integers(1, 12))
-@settings(max_examples=40)
+@settings(max_examples=examples(40))
 def test_unrolled_starts_are_the_pipelined_lags(platform, m):
     """The arrival times the trees are grown by are the pipelined rule's lags: node v
     of tree l receives in period lag_l(v) after the source sent (one slot per tree and
@@ -217,7 +219,7 @@ def _grown(table, idle: bool = False):
 
 
 @given(platforms(min_nodes=3, max_nodes=7), st.integers(2, 12))
-@settings(max_examples=30)
+@settings(max_examples=examples(30))
 def test_moves_to_free_slots_lower_every_score(platform, m):
     """Claim 5: a move to a free slot keeps spanning arborescences, gives each slot to
     one tree at most (the one left is free again) and lowers the moved tree's score;
@@ -240,7 +242,7 @@ def test_moves_to_free_slots_lower_every_score(platform, m):
 
 
 @given(platforms(min_nodes=2, max_nodes=7), st.integers(1, 12))
-@settings(max_examples=30)
+@settings(max_examples=examples(30))
 def test_idle_slots_lie_in_idle_time(platform, m):
     """The idle slots overlap neither the timetable's slots nor each other on any port,
     lie inside the period, and the filling is deterministic."""
@@ -255,7 +257,7 @@ def test_idle_slots_lie_in_idle_time(platform, m):
 
 
 @given(platforms(min_nodes=3, max_nodes=7), st.integers(2, 12))
-@settings(max_examples=30)
+@settings(max_examples=examples(30))
 def test_exchanges_never_raise_the_total_score(platform, m):
     """The exchanges of the local search (Claim 4) keep spanning trees that use every
     slot once, and accepted ones only lower the sum of the trees' scores."""

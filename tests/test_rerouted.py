@@ -6,6 +6,8 @@ count for a horizon equal to what the message-level check delivers."""
 from fractions import Fraction
 
 from hypothesis import assume, given, settings
+
+from helpers import examples
 from hypothesis import strategies as st
 
 from steady.platform import Link, Platform
@@ -19,7 +21,7 @@ from steady.strategies import platforms, schedules
 from steady.throughput import throughput
 
 F = Fraction
-SMALL = settings(max_examples=25)
+SMALL = settings(max_examples=examples(25))
 EASY_COSTS = st.sampled_from([F(1), F(2), F(1, 2), F(3, 2)])
 
 

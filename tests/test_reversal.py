@@ -8,6 +8,8 @@ from fractions import Fraction
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
+from helpers import examples
+
 from steady.schedule.collective import collective_timetable
 from steady.schedule.effort import effort
 from steady.schedule.reversal import mirrored, one_after_the_other, reduced_timetable
@@ -24,7 +26,7 @@ def _verified_ratio(platform, result, table) -> Fraction:
 
 
 @given(switched_platforms(min_compute=2, max_compute=4, max_switches=2), st.integers(1, 6))
-@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(20), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 def test_a_mirrored_allgather_is_a_reduce_scatter_at_the_same_ratio(platform, most):
     """Any allgather timetable of the reversal, mirrored: a reduce-scatter timetable of
     the platform (in-trees) that the independent checker accepts, at exactly the

@@ -10,6 +10,8 @@ from pathlib import Path
 import pytest
 from hypothesis import assume, given, settings, strategies as st
 
+from helpers import examples
+
 from steady.platform import Platform
 from steady.schedule.effort import THOROUGH
 from steady.schedule.matchings import max_weighted_degree
@@ -79,7 +81,7 @@ def multigraphs(draw):
 
 
 @given(multigraphs(), st.integers(0, 3))
-@settings(max_examples=150)
+@settings(max_examples=examples(150))
 def test_rounds_found_are_matchings_within_the_links(case, extra):
     """Whatever the search returns holds every count, in matchings that fit every
     link (the postcondition, checked again here), in exactly the rounds asked for."""
@@ -92,7 +94,7 @@ def test_rounds_found_are_matchings_within_the_links(case, extra):
 
 
 @given(multigraphs())
-@settings(max_examples=100)
+@settings(max_examples=examples(100))
 def test_without_link_pressure_the_koenig_rounds_are_kept(case):
     """Links that no round can overload (capacity above every arc's parts together)
     leave the largest port degree: Δ rounds, found at once (002 Thm 6)."""
@@ -109,7 +111,7 @@ def test_fewer_rounds_than_the_largest_degree_are_refused():
 
 
 @given(multigraphs(), st.integers(0, 2 ** 32 - 1), st.integers(1, 30))
-@settings(max_examples=100)
+@settings(max_examples=examples(100))
 def test_kempe_swaps_keep_matchings_and_counts(case, seed, steps):
     """Every swap exchanges an alternating path or cycle between two rounds: both stay
     matchings and every arc keeps its count, whatever the links say; the kept total
@@ -180,7 +182,7 @@ def equal_cost_clusters(draw):
 
 @pytest.mark.slow
 @given(equal_cost_clusters(), st.integers(1, 12))
-@settings(max_examples=40)
+@settings(max_examples=examples(40))
 def test_timetables_in_rounds_verify_and_are_as_short_as_their_counts_allow(platform, m):
     """On equal-cost platforms with shared links: the timed schedule passes verify;
     and its trees' counts, timed in rounds (forced here: the list schedule is often as
@@ -245,7 +247,7 @@ def test_without_binding_k_rows_the_bound_is_the_optimum():
 
 
 @given(equal_cost_clusters(), st.integers(1, 8))
-@settings(max_examples=30)
+@settings(max_examples=examples(30))
 def test_no_timed_schedule_beats_the_fixed_speed_bound(platform, m):
     """The k-rows hold for every timetable: its throughput never exceeds the bound
     (which the exact arborescence check proves from any prices)."""
@@ -310,7 +312,7 @@ def switched_routes(draw):
 
 
 @given(switched_routes(), st.integers(0, 3))
-@settings(max_examples=150)
+@settings(max_examples=examples(150))
 def test_route_rounds_found_hold_no_resource_twice(case, extra):
     """The routes' rounds (steady.schedule.route_rounds, the Kempe search of
     KempeRounds on inner resources): whatever is found holds every count in exactly
@@ -336,7 +338,7 @@ def test_route_rounds_found_hold_no_resource_twice(case, extra):
 
 
 @given(switched_routes(), st.integers(0, 2 ** 32 - 1), st.integers(1, 30))
-@settings(max_examples=100)
+@settings(max_examples=examples(100))
 def test_route_kempe_swaps_keep_counts(case, seed, steps):
     """Every swap of the routes' search exchanges an alternating path or cycle between
     two rounds: the ends stay matched once per round and every route keeps its count;

@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
+
+from helpers import examples
 from hypothesis import strategies as st
 
 from steady import Platform, default_platform
@@ -26,7 +28,7 @@ from steady.verify import verify
 
 F = Fraction
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
-SMALL = settings(max_examples=50, deadline=None)
+SMALL = settings(max_examples=examples(50), deadline=None)
 METHODS = ["trees", "cuts"]
 
 
@@ -179,7 +181,7 @@ def _numbers(doc) -> int:
     return 1
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=examples(25), deadline=None)
 @given(platforms(max_nodes=7), st.sampled_from(METHODS))
 def test_costs_scaled_by_10_30_keep_the_file_small(platform, method):
     """002 §4.3 note / Lemma 5: the file lists counts, never messages, so multiplying
@@ -243,7 +245,7 @@ def test_one_corrupted_transfer_count_is_rejected(platform, method, data):
     assert not verify(platform, Schedule.from_dict(doc)).ok
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(platforms(max_nodes=7), st.sampled_from(["duration", "weight", "period", "tree"]))
 def test_other_single_corruptions_are_rejected(platform, what):
     _, schedule, _ = build(platform)

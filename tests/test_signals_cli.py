@@ -23,6 +23,8 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings, strategies as st
 
+from helpers import examples
+
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
 STOPS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
@@ -128,7 +130,7 @@ def check_files(folder: Path) -> None:
 
 
 @pytest.mark.slow
-@settings(max_examples=18, deadline=None)
+@settings(max_examples=examples(18), deadline=None)
 @given(scenario=st.sampled_from(sorted(SCENARIOS)), number=st.sampled_from(STOPS),
        fraction=st.floats(0, 1))
 def test_a_signal_at_a_random_moment_is_answered(tmp_path_factory, scenario, number,

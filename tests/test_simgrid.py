@@ -16,6 +16,8 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings, strategies as st
 
+from helpers import examples
+
 from steady import InputError, Platform
 from steady.schedule.periodic import optimal_schedule
 from steady.simgrid import locate
@@ -387,7 +389,7 @@ def _patterns():
                      st.sampled_from(["", "$", r"\Z", r"\B"])).map("".join)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(pattern=_patterns(), names=st.lists(st.text("ab-.19_\n", max_size=10), max_size=8))
 def test_host_patterns_answer_as_re_search(pattern, names):
     """The linear-time matcher (steady.simgrid.hosts) agrees with Python's re.search on

@@ -6,6 +6,8 @@ from fractions import Fraction
 
 import pytest
 from hypothesis import assume, given, settings
+
+from helpers import examples
 from hypothesis import strategies as st
 
 from steady import default_platform
@@ -21,7 +23,7 @@ from steady.throughput import throughput
 from steady.verify import verify
 
 F = Fraction
-SMALL = settings(max_examples=30)
+SMALL = settings(max_examples=examples(30))
 EASY_COSTS = st.sampled_from([F(1), F(2), F(1, 2), F(3, 2)])
 
 

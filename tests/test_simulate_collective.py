@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
+
+from helpers import examples
 from hypothesis import strategies as st
 
 from steady.simgrid import locate
@@ -20,7 +22,7 @@ ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "samples"
 HAVE_SIMGRID = locate.find_simgrid() is not None
 needs_simgrid = pytest.mark.skipif(not HAVE_SIMGRID, reason="skipped: SimGrid not installed")
-FEW = settings(max_examples=20, deadline=None,
+FEW = settings(max_examples=examples(20), deadline=None,
                suppress_health_check=[HealthCheck.too_slow])
 
 

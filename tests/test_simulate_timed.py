@@ -7,6 +7,8 @@ from fractions import Fraction
 
 import pytest
 from hypothesis import assume, given, settings
+
+from helpers import examples
 from hypothesis import strategies as st
 
 from steady import default_platform
@@ -28,7 +30,7 @@ from steady.throughput import throughput
 from steady.verify import verify
 
 F = Fraction
-SMALL = settings(max_examples=25)
+SMALL = settings(max_examples=examples(25))
 
 
 def times(plan) -> list:
@@ -211,7 +213,7 @@ def test_the_choice_on_figure1_takes_the_exact_optimum():
     assert all(x.delivered <= 100 for x in choice.candidates)
 
 
-@settings(max_examples=10)
+@settings(max_examples=examples(10))
 @given(platforms(min_nodes=3, max_nodes=6, cost=EASY_COSTS), st.integers(20, 400))
 def test_the_choice_is_the_best_candidate_and_its_plan_delivers_it(platform, horizon):
     """The choice delivers the most among its candidates, at most K·TP*, its timetable
@@ -235,7 +237,7 @@ def test_the_choice_is_the_best_candidate_and_its_plan_delivers_it(platform, hor
     assert check_plan(plan) == [] and plan.delivered_by(horizon) == best.delivered
 
 
-@settings(max_examples=15)
+@settings(max_examples=examples(15))
 @given(platforms(min_nodes=3, max_nodes=6, cost=EASY_COSTS), st.integers(1, 6),
        st.integers(20, 400))
 def test_the_routed_bound_is_never_below_the_routed_count(platform, m, horizon):

@@ -8,6 +8,8 @@ from fractions import Fraction
 import networkx as nx
 import pytest
 from hypothesis import given, settings
+
+from helpers import examples
 from hypothesis import strategies as st
 
 from steady import Link, Platform
@@ -21,7 +23,7 @@ from steady.throughput import throughput
 from steady.throughput.rounding import certify_rounded, exact_bound, price_candidates
 from steady.throughput.spread import SpreadSearch, capacity_rows
 
-SMALL = settings(max_examples=40, deadline=None)
+SMALL = settings(max_examples=examples(40), deadline=None)
 F = Fraction
 
 

@@ -10,6 +10,8 @@ from fractions import Fraction
 import pytest
 from hypothesis import assume, given, settings, strategies as st
 
+from helpers import examples
+
 from steady import Link, Platform, default_platform
 from steady.schedule.periodic import optimal_schedule
 from steady.schedule.steps import (SEARCH_BITS, by_busier_port, covering_matching,
@@ -114,7 +116,7 @@ def test_claims_make_steps_rated_and_must_be_exact():
 
 # -- properties ---------------------------------------------------------------------------
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=examples(25), deadline=None)
 @given(platforms(max_nodes=6), st.integers(1, 60))
 def test_every_steps_schedule_is_valid_and_certified(platform, m):
     """Claim (proofs/timed-schedule.md, "Synchronous steps"): the file passes the
@@ -135,7 +137,7 @@ def test_every_steps_schedule_is_valid_and_certified(platform, m):
     assert again.ok and again.ratio == report.ratio
 
 
-@settings(max_examples=20, deadline=None)
+@settings(max_examples=examples(20), deadline=None)
 @given(platforms(max_nodes=6), st.integers(1, 40))
 def test_steps_on_the_timetable_trees_share_its_bound(platform, m):
     """On the timetable's own trees (what `steady tradeoff` compares), the steps carry
@@ -154,7 +156,7 @@ def test_steps_on_the_timetable_trees_share_its_bound(platform, m):
     assert table_stats["ratio"] <= bound / result.throughput
 
 
-@settings(max_examples=15, deadline=None)
+@settings(max_examples=examples(15), deadline=None)
 @given(platforms(max_nodes=6))
 def test_ratio_is_one_when_the_exact_optimum_fits(platform):
     result = throughput(platform, "trees")
@@ -173,7 +175,7 @@ def _schedule_and_index(draw):
     return schedule, draw(st.sampled_from(located)), draw(st.integers(0, 10**6))
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(_schedule_and_index())
 def test_an_extra_or_rerouted_message_is_rejected(case):
     """Every tree edge carries exactly its weight: one message more on any transfer, a
@@ -200,7 +202,7 @@ def test_an_extra_or_rerouted_message_is_rejected(case):
 
 
 @pytest.mark.slow
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(_schedule_and_index())
 def test_a_message_moved_to_another_step_is_judged_exactly(case):
     """One message moved from step i to step k on the same link keeps every count, so
@@ -229,7 +231,7 @@ def test_a_message_moved_to_another_step_is_judged_exactly(case):
     assert report.ok or report.kinds() <= {"capacity", "one-port"}
 
 
-@settings(max_examples=20, deadline=None)
+@settings(max_examples=examples(20), deadline=None)
 @given(platforms(max_nodes=5), st.integers(2, 30))
 def test_each_step_is_full_on_its_longest_link(platform, m):
     """Tightening cuts every step to its longest transfer: that link has no room for
@@ -268,7 +270,7 @@ def _counts_and_costs(draw):
     return counts, cost
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(_counts_and_costs())
 def test_every_plan_is_a_valid_step_sequence_and_tightening_never_lengthens(case):
     """Each plan (Theorem 6 rounded, the greedy ones): every step a matching whose
@@ -307,7 +309,7 @@ def test_link_usage_adds_the_weights_of_the_trees_through_each_link():
     assert link_usage(trees) == {("S", "A"): 5, ("A", "B"): 3, ("S", "B"): 2}
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(_counts_and_costs(), st.integers(0, 2000))
 def test_a_plan_searched_with_rounded_costs_is_valid_with_the_exact_ones(case, digits):
     """Costs of hundreds of digits are rounded to SEARCH_BITS bits for the greedy

@@ -6,6 +6,8 @@ from fractions import Fraction
 
 import pytest
 from hypothesis import given, settings
+
+from helpers import examples
 from helpers import assert_one_line_error, run
 
 from steady.experiments import stp
@@ -44,7 +46,7 @@ def test_single_port_bound_counts_forced_out_ports():
     assert throughput(p).throughput == Fraction(1, 9)     # and it is the optimum
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(platforms(min_nodes=2, max_nodes=7, density=0.3))
 def test_single_port_bound_is_above_the_optimum(p):
     """proofs/heuristics.md, claim 6: no schedule beats the single-port bound."""

@@ -5,6 +5,8 @@ from fractions import Fraction
 import networkx as nx
 import pytest
 from hypothesis import find, given, settings
+
+from helpers import examples
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 
@@ -12,7 +14,7 @@ from steady import Platform, default_platform
 from steady.strategies import (decimal_costs, exact_costs, platforms, platforms_with_tree,
                                relabelings, spanning_trees)
 
-FAST = settings(max_examples=50, deadline=None)
+FAST = settings(max_examples=examples(50), deadline=None)
 
 
 def reachable(p: Platform) -> set[str]:
@@ -491,7 +493,7 @@ def test_schedules_of_a_given_version(data):
         assert (s.steps and not s.transfers) if version == 1 else (s.transfers and not s.steps)
 
 
-@settings(max_examples=20, deadline=None)
+@settings(max_examples=examples(20), deadline=None)
 @given(schedules(platforms(max_nodes=6), optimal=True, version=st.sampled_from([1, 2])))
 def test_optimal_schedules_are_certified_optima(s):
     report = verify(None, s)

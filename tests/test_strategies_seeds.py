@@ -6,13 +6,15 @@ from fractions import Fraction
 
 import pytest
 from hypothesis import find, given, settings
+
+from helpers import examples
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 
 from steady.ethernet.strategies import switched_clusters
 from steady.grid.strategies import grids
 
-FAST = settings(max_examples=30, deadline=None)
+FAST = settings(max_examples=examples(30), deadline=None)
 
 
 @FAST

@@ -8,6 +8,8 @@ from fractions import Fraction
 import pytest
 from hypothesis import find, given, settings
 
+from helpers import examples
+
 from steady.schedule_file import Schedule, Step, Transfer, TreeEntry
 from steady.strategies import platforms
 from steady.testing import assert_valid_schedule
@@ -67,7 +69,7 @@ def toy_schedule(platform, bug=None) -> Schedule:
                      for d, s in zip(durations, steps)])
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(platforms(max_nodes=8, density=0.3))
 def test_the_toy_scheduler_without_bugs_is_valid(p):
     assert_valid_schedule(p, toy_schedule(p))

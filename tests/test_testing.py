@@ -7,6 +7,8 @@ from fractions import Fraction as F
 
 import pytest
 from hypothesis import given, settings
+
+from helpers import examples
 from hypothesis import strategies as st
 
 from steady import Link, Platform, default_platform
@@ -100,7 +102,7 @@ def test_a_certificate_is_checked_when_present():
                                      replace(s, certificate=wrong))
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(schedule_corruptions(schedules(platforms(max_nodes=5))))
 def test_every_corruption_fails_with_its_rule_named(c):
     assert f"[{c.kind}]" in failure(assert_valid_schedule, c.schedule.platform, c.schedule)
@@ -154,7 +156,7 @@ def test_assert_throughput_with_a_tolerance():
 
 # -- NAMESPACE ------------------------------------------------------------------------------
 
-@settings(max_examples=20, deadline=None)
+@settings(max_examples=examples(20), deadline=None)
 @given(schedules(platforms(max_nodes=5), optimal=st.booleans()))
 def test_the_namespace_evaluates_reprs(s):
     assert eval(repr(s), dict(NAMESPACE)) == s

@@ -13,6 +13,8 @@ from pathlib import Path
 import networkx as nx
 import pytest
 from hypothesis import given, settings
+
+from helpers import examples
 from hypothesis import strategies as st
 
 from steady import InputError, Link, Platform
@@ -27,7 +29,7 @@ from steady.throughput.ports import port_loads
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
 METHODS = ("trees", "cuts", "flow")
 
-SMALL = settings(max_examples=60, deadline=None)
+SMALL = settings(max_examples=examples(60), deadline=None)
 
 F = Fraction
 
@@ -220,7 +222,7 @@ def test_scaling_costs_divides_throughput(platform, a):
     assert throughput(platform.scale_costs(a)).throughput == tp / a
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(small_platforms(max_nodes=6), st.integers(-60, 60),
        st.sampled_from(["cuts", "trees", "flow"]))
 def test_huge_and_tiny_costs_scale_the_throughput(platform, e, method):
@@ -495,7 +497,7 @@ def _assert_arborescence(n, root, arcs, chosen):
             v = parent[v]
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(weighted_digraphs())
 def test_minimum_arborescence_matches_networkx(graph):
     """Edmonds' minimum branching (used by the certificate, 002 §5.3): same optimum as
@@ -538,7 +540,7 @@ def _brute_force_minimum(n, root, arcs):
     return best
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.integers(2, 5).flatmap(lambda n: st.tuples(
     st.just(n), st.integers(0, n - 1),
     st.lists(st.tuples(st.integers(0, n - 1), st.integers(0, n - 1), st.integers(-3, 9)),
@@ -686,7 +688,7 @@ def _vertex_enumeration(c, rows, b):
     return best
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(st.integers(1, 3).flatmap(lambda k: st.tuples(
     st.lists(st.integers(1, 9), min_size=k, max_size=k),
     st.lists(st.lists(st.integers(0, 6), min_size=k, max_size=k), min_size=1, max_size=3),

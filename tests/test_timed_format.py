@@ -13,6 +13,8 @@ from fractions import Fraction
 
 import pytest
 from hypothesis import assume, given, settings
+
+from helpers import examples
 from hypothesis import strategies as st
 
 from steady import InputError, Link, Platform, default_platform
@@ -334,7 +336,7 @@ def _certificate(result) -> PriceCertificate:
                             dict(result.certificate.in_prices))
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(SMALL, st.data())
 def test_conversion_preserves_validity_sequential(platform, data):
     """Claim (proofs/timed-schedule.md, (c)): timed() of a valid v1 schedule is a valid
@@ -357,7 +359,7 @@ def test_conversion_preserves_validity_sequential(platform, data):
         begin += step.duration
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(platforms(max_nodes=5))
 def test_conversion_preserves_validity_optimal(platform):
     """Claim (c) on the optimal v1 schedule (002 §5.4.2), and ratio == 1 when the exact
@@ -385,7 +387,7 @@ def test_conversion_preserves_validity_optimal(platform):
 
 # -- every v2 file steady writes passes verify -------------------------------------------
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=examples(25), deadline=None)
 @given(platform=platforms(max_nodes=5))
 def test_every_written_v2_file_verifies(platform, tmp_path_factory):
     s = optimal_timed(platform)
@@ -595,7 +597,7 @@ def test_star_certified_ratio():
 
 # -- rejection properties on the optimal timetables of random platforms -----------------
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(SMALL, st.data())
 def test_overlapping_a_shared_port_is_rejected(platform, data):
     """Any transfer moved onto the start of another transfer of one of its ports
@@ -608,7 +610,7 @@ def test_overlapping_a_shared_port_is_rejected(platform, data):
     assert "one-port" in report.kinds(), report.violations
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(platforms(max_nodes=5), st.data())
 def test_start_window_message_and_edge_corruptions(platform, data):
     s = optimal_timed(platform)
@@ -632,7 +634,7 @@ def test_start_window_message_and_edge_corruptions(platform, data):
         assert "tree-edge" in verify(platform, with_timed(s, j, tail=tail, head=head)).kinds()
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(platforms(max_nodes=5), st.data())
 def test_claimed_ratio_and_min_ratio(platform, data):
     s = optimal_timed(platform)
@@ -647,7 +649,7 @@ def test_claimed_ratio_and_min_ratio(platform, data):
     assert verify(platform, s, min_ratio=1 + delta).kinds() == {"ratio"}
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(platforms(max_nodes=5), st.data())
 def test_positive_prices_mean_full_ports_and_any_move_there_is_rejected(platform, data):
     """Complementary slackness (proofs/timed-schedule.md (b)): in an optimal timetable a
@@ -673,7 +675,7 @@ def test_positive_prices_mean_full_ports_and_any_move_there_is_rejected(platform
     assert report.kinds() <= {"one-port", "start", "window"}
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(platforms(max_nodes=5), st.integers(1, 10**6))
 def test_scaling_the_prices_keeps_the_bound(platform, a):
     """sum(a y) / min cost under a y = sum(y) / min cost under y: the certified bound

@@ -10,6 +10,8 @@ from fractions import Fraction
 import pytest
 from hypothesis import assume, given, settings, strategies as st
 
+from helpers import examples
+
 from steady import default_platform
 from steady.platform import Platform
 from steady.schedule.counts import link_rates, rounded_counts
@@ -64,7 +66,7 @@ def test_rounded_counts_keep_every_destination_cut():
 # -- properties -----------------------------------------------------------------------
 
 @pytest.mark.parametrize("effort", [FAST, DEFAULT, THOROUGH], ids=lambda e: e.name)
-@settings(max_examples=15)
+@settings(max_examples=examples(15))
 @given(platforms(max_nodes=6), st.integers(1, 60))
 def test_every_timed_schedule_is_valid_certified_and_deterministic(effort, platform, m):
     """Claim (proofs/timed-schedule.md), at every effort level: the construction's file
@@ -84,7 +86,7 @@ def test_every_timed_schedule_is_valid_certified_and_deterministic(effort, platf
     assert stats_again == stats
 
 
-@settings(max_examples=15)
+@settings(max_examples=examples(15))
 @given(platforms(max_nodes=6))
 def test_ratio_is_one_when_the_exact_optimum_fits(platform):
     """When the exact optimum of 002 §5.4.2 has at most M messages per period, the
@@ -99,7 +101,7 @@ def test_ratio_is_one_when_the_exact_optimum_fits(platform):
     assert stats["construction"] == "exact optimum (002 §5.4.2), timed"
 
 
-@settings(max_examples=20)
+@settings(max_examples=examples(20))
 @given(platforms(max_nodes=6), st.integers(1, 80), st.data())
 def test_the_dinkelbach_search_never_loses_to_its_start(platform, most, data):
     """steady.schedule.packing: the search returns integer weights of at most ``most``
@@ -116,7 +118,7 @@ def test_the_dinkelbach_search_never_loses_to_its_start(platform, most, data):
     assert exact_ratio(platform, list(zip(parents, start)), result.throughput) <= ratio <= 1
 
 
-@settings(max_examples=20)
+@settings(max_examples=examples(20))
 @given(platforms(max_nodes=6), st.data())
 def test_a_packing_at_ratio_one_is_kept_without_a_milp(platform, data):
     """steady.schedule.packing: the optimum's own trees weighted in proportion to their
@@ -146,7 +148,7 @@ def test_a_packing_at_ratio_one_is_kept_without_a_milp(platform, data):
 
 # -- the list schedule (steady.schedule.list_schedule) ----------------------------------
 
-@settings(max_examples=25)
+@settings(max_examples=examples(25))
 @given(platforms(max_nodes=6), st.lists(st.integers(1, 9), min_size=1, max_size=4),
        EFFORTS)
 def test_the_list_schedule_is_a_timetable_of_its_counts(platform, weights, effort):
@@ -281,7 +283,7 @@ def test_the_cut_methods_trees_schedule_small_platform_at_the_optimum():
     assert verify(platform, schedule).ok
 
 
-@settings(max_examples=20)
+@settings(max_examples=examples(20))
 @given(platforms(max_nodes=6), st.integers(1, 40))
 def test_each_tree_family_is_an_optimum_and_the_best_is_kept(platform, m):
     """Every family's trees (both, at thorough effort) are spanning arborescences whose

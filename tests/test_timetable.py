@@ -15,6 +15,8 @@ from fractions import Fraction
 import pytest
 from hypothesis import assume, event, given, settings, strategies as st
 
+from helpers import examples
+
 from steady import default_platform
 from steady.schedule.effort import DEFAULT, FAST, THOROUGH
 from steady.schedule.list_schedule import list_schedule
@@ -63,7 +65,7 @@ def _same(a: Timetable, b: Timetable) -> bool:
 
 # -- the document ----------------------------------------------------------------------
 
-@settings(max_examples=40)
+@settings(max_examples=examples(40))
 @given(timetables())
 def test_the_document_round_trips(case):
     """Timetable.of(t.schedule(result)) is t: the same trees, runs and period, in t's
@@ -106,7 +108,7 @@ def test_a_foreign_unit_is_refused():
 
 # -- the runtime postcondition -----------------------------------------------------------
 
-@settings(max_examples=40)
+@settings(max_examples=examples(40))
 @given(timetables())
 def test_check_accepts_every_constructed_timetable(case):
     """Every construction's timetable passes check(): each tree edge carries its weight,
@@ -136,7 +138,7 @@ def _moved(table: Timetable, key, run, start: int) -> Timetable:
     return table.replace(runs=runs)
 
 
-@settings(max_examples=40)
+@settings(max_examples=examples(40))
 @given(timetables(min_nodes=3), st.data())
 def test_check_rejects_two_transfers_on_one_port(case, data):
     """A run moved back to the start of another run of the same port (so it stays
@@ -153,7 +155,7 @@ def test_check_rejects_two_transfers_on_one_port(case, data):
 
 
 @pytest.mark.slow
-@settings(max_examples=40)
+@settings(max_examples=examples(40))
 @given(timetables(), st.data())
 def test_check_rejects_a_tree_edge_with_the_wrong_count(case, data):
     """One message less, or one more (a run of one message added where the period has
@@ -170,7 +172,7 @@ def test_check_rejects_a_tree_edge_with_the_wrong_count(case, data):
         table.replace(runs=runs).check()
 
 
-@settings(max_examples=40)
+@settings(max_examples=examples(40))
 @given(timetables(), st.data())
 def test_check_rejects_a_transfer_leaving_the_period(case, data):
     """A run started one tick before 0, or ending one tick after the period."""
@@ -205,7 +207,7 @@ def _hop_is_causal(arrivals, starts, period: int, c: int) -> bool:
     return True
 
 
-@settings(max_examples=40)
+@settings(max_examples=examples(40))
 @given(timetables())
 def test_lags_are_the_least_causal_ones(case):
     """Per tree and edge (u, v), the lag the hop adds (lag(v) - lag(u), lag 0 below the
@@ -252,7 +254,7 @@ def test_a_chain_lags_one_message(weight):
     assert PeriodicPattern(table, "period").lag == [{"A": 0, "B": weight}]
 
 
-@settings(max_examples=25)
+@settings(max_examples=examples(25))
 @given(timetables(max_nodes=5), st.integers(1, 4))
 def test_lags_and_warmup_are_those_the_unrolled_plan_runs(case, batches):
     """steady.simulate.unroll reads the same lags and warm-up under pipelined forwarding

@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
+
+from helpers import examples
 from hypothesis import strategies as st
 
 from steady import InputError, Link, Platform, default_platform
@@ -449,7 +451,7 @@ def sequential_schedule(platform: Platform, parent: dict) -> Schedule:
     return Schedule(platform, 1 / period, period, 1, (tree,), steps)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(platforms_with_tree(max_nodes=6), st.data())
 def test_any_tree_run_sequentially_is_a_valid_schedule(pair, data):
     """Semantics of steady-schedule v1 (002 §5.4.2 with one matching per edge): every
