@@ -60,7 +60,7 @@ def test_the_chooser_reports_a_rebuild_and_its_plan_checks():
     assert 1 <= len(rebuilds) <= 2
     assert all(r["how"] == "on the cut method's trees" for r in rebuilds)
     assert {"max_messages": 8, "improver": "rebuild", "how": "on the cut method's trees",
-            "result": "ratio 1"} in rebuilds
+            "result": "ratio 1.000000 (exactly 1)"} in rebuilds
     assert choice.best.ratio == 1
     plan = choice.best.plan(choice.horizon, choice.optimum)
     assert plan.delivered_by(choice.horizon) == choice.best.delivered

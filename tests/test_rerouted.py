@@ -1,22 +1,26 @@
 """The clean-up routed afresh (steady.simulate.rerouted; proofs/finite-horizon.md, "A
-clean-up routed afresh"): what is in flight when the steady periods end, the greedy's
-transfers checked one by one, the same clean-up for every B >= W up to a shift, and the
-count for a horizon equal to what the message-level check delivers."""
+clean-up routed afresh" and "The clean-up's grid"): what is in flight when the steady
+periods end, the greedy's transfers checked one by one, the same clean-up for every
+B >= W up to a shift, and the count for a horizon equal to what the message-level check
+delivers -- on the exact unit and on a coarser grid with durations rounded up."""
 
+import math
+
+from dataclasses import replace
 from fractions import Fraction
 
-from hypothesis import assume, given, settings
+from hypothesis import assume, given, reject, settings
+from hypothesis import strategies as st
 
 from helpers import examples
-from hypothesis import strategies as st
 
 from steady.platform import Link, Platform
 from steady.schedule_file import TIMED, Schedule, TimedTransfer, TreeEntry
 from steady.simulate.horizon import bound, delivered, phases, transfers_needed
 from steady.simulate.plan import check_plan
-from steady.simulate.rerouted import in_flight, routed_cleanup, routed_count
-from steady.simulate.unroll import (PeriodicPattern, finite_schedule, periodic_plan,
-                                    to_transfers)
+from steady.simulate.rerouted import grid_unit, in_flight, routed_cleanup, routed_count
+from steady.simulate.unroll import (PeriodicPattern, TooManySlots, finite_schedule,
+                                    periodic_plan, to_transfers)
 from steady.strategies import platforms, schedules
 from steady.throughput import throughput
 
@@ -37,9 +41,10 @@ def detour() -> PeriodicPattern:
     return PeriodicPattern(schedule, "pipelined")
 
 
-def routed_plan(pattern, batches):
-    """Warm-up and steady periods, then the clean-up routed afresh: the checked plan."""
-    return periodic_plan(pattern, batches, None, routed_cleanup(pattern, batches))
+def routed_plan(pattern, batches, unit=None):
+    """Warm-up and steady periods, then the clean-up routed afresh (in ``unit`` ticks,
+    default its grid): the checked plan."""
+    return periodic_plan(pattern, batches, None, routed_cleanup(pattern, batches, unit))
 
 
 def test_detour_by_hand():
@@ -130,3 +135,98 @@ def test_routed_count_is_what_the_check_delivers(pattern, periods):
     assume(found is not None)
     optimum = throughput(pattern.platform).throughput
     assert routed_plan(pattern, found[1]).delivered_by(k) == found[0] <= bound(optimum, k)
+
+
+# -- the clean-up's grid ---------------------------------------------------------------
+
+def detour_thirds() -> PeriodicPattern:
+    """:func:`detour` with the link Ps -> B (in no tree) at cost 1/3: the period's own
+    unit is 1 tick per time unit, the exact clean-up's 3."""
+    platform = Platform("Ps", [Link("Ps", "A", F(1)), Link("A", "B", F(2)),
+                               Link("Ps", "B", F(1, 3))])
+    tree = TreeEntry(1, (("Ps", "A"), ("A", "B")))
+    transfers = (TimedTransfer("A", "B", 0, 1, F(0)), TimedTransfer("Ps", "A", 0, 1, F(2)))
+    schedule = Schedule(platform, F(1, 3), F(3), 1, (tree,), (), {}, None, transfers, TIMED)
+    return PeriodicPattern(schedule, "pipelined")
+
+
+def test_grid_by_hand():
+    """Exact: Ps -> B brings m0 over [0, 1/3).  On the period's own grid (1 tick a time
+    unit) it holds the ports for one tick; the plan still checks and delivers m0 at
+    I + 1 = 2 instead of I + 1/3.  The default grid keeps the exact unit (3 ticks are
+    far below GRID_SLACK / c_min), and a slack of 1 asks for s = ceil(1 / (1·1/3)) = 3
+    ticks: the exact unit again."""
+    pattern = detour_thirds()
+    assert pattern.unit == 1
+    assert grid_unit(pattern) == 3 and grid_unit(pattern, slack=1) == 3
+    exact = routed_cleanup(pattern, 1)
+    assert exact.unit == 3 and exact.events == (("Ps", "B", 0, 0, 1),)
+    coarse = routed_cleanup(pattern, 1, unit=1)
+    assert coarse.unit == 1 and coarse.events == (("Ps", "B", 0, 0, 1),)
+    assert coarse.length == 1 and exact.length == F(1, 3)
+    plan = routed_plan(pattern, 1, unit=1)
+    assert check_plan(plan) == [] and plan.unit == 1 and plan.completion() == [2]
+
+
+@st.composite
+def gridded_cases(draw):
+    """A lagged case (:func:`lagged_cases`) whose links outside the timetable are made
+    cheap at costs with denominators 7 or 11 (the timetable, on its own links, stays
+    valid): the period's own unit leaves those costs fractional, and the greedy, which
+    takes the cheapest link a holder offers, uses them -- its clean-up on that grid (the
+    coarsest, s = 1) rounds their durations up."""
+    platform = draw(platforms(min_nodes=3, max_nodes=5, density=0.8, cost=EASY_COSTS))
+    schedule = draw(schedules(platform, version=2))
+    used = {t.arc for t in schedule.transfers}
+    cheap = draw(st.sampled_from([F(1, 7), F(3, 7), F(2, 11)]))
+    assume(any(link.arc not in used for link in platform.links))
+    schedule = replace(schedule, platform=platform.replace_links(
+        Link(l.tail, l.head, l.cost if l.arc in used else cheap) for l in platform.links))
+    try:
+        pattern = PeriodicPattern(schedule, "pipelined")
+    except TooManySlots:
+        reject()
+    assume(pattern.warmup and transfers_needed(pattern, 1) * (pattern.warmup + 4) <= 20_000)
+    return pattern
+
+
+@SMALL
+@given(gridded_cases(), st.integers(0, 3), st.fractions(F(1), F(30)))
+def test_a_clean_up_on_the_coarse_grid_checks_and_counts(pattern, extra, periods):
+    """On the period's own grid (every clean-up transfer starts and ends at a whole tick
+    of U_T, holding its ports for its link's cost rounded up): warm-up, steady periods
+    and clean-up pass check_plan, the clean-up after W + extra batches is the one after
+    W shifted, and the count formula of routed_count is what the plan of its B delivers
+    by K."""
+    unit, platform = pattern.unit, pattern.platform
+    w, m = pattern.warmup, pattern.messages
+    cleanup = routed_cleanup(pattern, w + extra, unit)
+    template = routed_cleanup(pattern, w, unit)
+    assert all(e - s == math.ceil(platform.cost(u, v) * unit) >= platform.cost(u, v) * unit
+               for u, v, _, s, e in cleanup.events)
+    # the branch under test: some transfer holds its ports longer than its cost
+    assume(any(e - s > platform.cost(u, v) * unit for u, v, _, s, e in template.events))
+    plan = routed_plan(pattern, w + extra, unit)   # checked message by message when built
+    assert check_plan(plan) == [] and plan.unit == unit and None not in plan.completion()
+    assert [(u, v, g + extra * m, s, e) for u, v, g, s, e in template.events] \
+        == list(cleanup.events)
+    k = periods * pattern.period_time
+    found = routed_count(pattern, phases(pattern), k, unit)
+    assume(found is not None)
+    optimum = throughput(platform).throughput
+    assert routed_plan(pattern, found[1], unit).delivered_by(k) == found[0] \
+        <= bound(optimum, k)
+
+
+@SMALL
+@given(gridded_cases(), st.sampled_from([1, 10, 1000, 10**6]))
+def test_the_grid_is_exact_or_fine_enough(pattern, slack):
+    """grid_unit is a multiple of the period's unit; it is the exact unit (every cost
+    whole) or one tick is at most the cheapest cost / slack, and never finer than the
+    exact unit."""
+    platform = pattern.platform
+    unit = grid_unit(pattern, slack)
+    exact = math.lcm(pattern.unit, *(platform.cost(*a).denominator for a in platform.arcs))
+    cheapest = min(platform.cost(*a) for a in platform.arcs)
+    assert unit % pattern.unit == 0 and unit <= exact
+    assert unit == exact or unit * cheapest >= slack

@@ -3,6 +3,7 @@ stage:
 
 - :mod:`.plan`: the finite-horizon plan (transfers with exact planned starts), its
   file, its independent check and its ideal execution;
+- :mod:`.plan_grid`: a plan moved onto a coarse time grid (fewer digits, same count);
 - :mod:`.unroll`: a timetable unrolled into a plan (warm-up, periods, clean-up) under a
   forwarding rule (002 §5.5's "one period later", or pipelined);
 - :mod:`.rerouted`: a clean-up routed afresh, off the trees;

@@ -41,7 +41,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 
-from ..numbers import format_exact
+from ..numbers import format_exact, ratio_text
 from ..schedule.cut_counts import CutPool
 from ..schedule.effort import DEFAULT, effort as effort_of
 from ..schedule.regrow import most_regrown, regrowable, regrown
@@ -51,6 +51,7 @@ from ..schedule.timetable import Timetable
 from .horizon import MAX_EVENTS, Phases, bound, delivered, phases, whole_batches
 from .list_run import list_plan
 from .plan import Plan, TooLarge
+from .plan_grid import on_grid_keeping
 from .rerouted import routed_bound, routed_cleanup, routed_count
 from .unroll import FORWARDING, PIPELINED, PeriodicPattern, TooManySlots, periodic_plan, \
     share_for
@@ -92,7 +93,8 @@ class Candidate:
 
     def plan(self, horizon, optimum: Fraction) -> Plan:
         """The plan of this candidate for the horizon (checked), which delivers exactly
-        ``delivered`` by it."""
+        ``delivered`` by it (with a routed clean-up, on a coarse grid when that keeps
+        the count: :func:`steady.simulate.plan_grid.on_grid_keeping`)."""
         if self.built is not None:
             return self.built
         about = {"max_messages": self.max_messages, "ratio": self.ratio,
@@ -100,8 +102,13 @@ class Candidate:
         if self.forwarding == LISTED:
             k = int(Fraction(horizon) * optimum)
             return list_plan(self.table.platform, self.table.trees, k, about)
-        cleanup = routed_cleanup(self.pattern, self.batches) if self.routed_cleanup else None
-        return periodic_plan(self.pattern, self.batches, None, cleanup, about)
+        if not self.routed_cleanup:
+            return periodic_plan(self.pattern, self.batches, None, None, about)
+        # a routed clean-up's plan on a coarse grid when its unit has more digits than
+        # its times need (the same count; issue 41 keeps the other plans' bytes)
+        cleanup = routed_cleanup(self.pattern, self.batches)
+        return on_grid_keeping(periodic_plan(self.pattern, self.batches, None, cleanup, about),
+                               horizon)
 
     def to_dict(self) -> dict:
         doc = {"max_messages": self.max_messages, "messages_per_period": self.table.messages,
@@ -199,7 +206,7 @@ def horizon_choice(platform, result, horizon, effort=DEFAULT, rules=None, most=N
     for m, table, ratio in rebuilt:
         improvers.append({"max_messages": m, "improver": "rebuild",
                           "how": "on the cut method's trees",
-                          "result": f"ratio {format_exact(ratio)}"})
+                          "result": f"ratio {ratio_text(ratio)}"})
     regrowths, extra = {}, []
     if PIPELINED in periodic and effort.regrown:
         tried += _regrown(_promising(built, tried, cap, effort.regrown), tried, effort, k,
@@ -209,7 +216,7 @@ def horizon_choice(platform, result, horizon, effort=DEFAULT, rules=None, most=N
         for m, table, ratio in recounted:
             improvers.append({"max_messages": m, "improver": "recount",
                               "how": "on counts chosen over the cuts",
-                              "result": f"ratio {format_exact(ratio)}"})
+                              "result": f"ratio {ratio_text(ratio)}"})
         extra = _regrown(rebuilt + recounted, tried, effort, k, cap, regrowths, improvers)
     if not tried:   # every timetable lagged and none was regrown: count them as built
         for m, table, ratio in deferred:

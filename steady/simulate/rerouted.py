@@ -28,6 +28,19 @@ completions within K - E_B), F the messages in flight, E_B = I + (B - W)·T
 every single transfer of its warm-up, steady periods and clean-up is checked by
 :func:`steady.simulate.plan.check_plan` (:func:`steady.simulate.unroll.periodic_plan`).  Work: one placement per message in flight
 and node lacking it, at most :data:`REROUTE_WORK`.
+
+The clean-up's grid (ours): the clean-up may use any link, and the least unit in which
+every link's cost is whole (the lcm of their denominators) can have hundreds of digits
+more than the period's own unit U_T: every tick of the plan, its file and the greedy's
+clock then carry them.  :func:`grid_unit` keeps the exact unit only when it is at most
+s·U_T, s the least integer with s·U_T·c_min >= :data:`GRID_SLACK` (c_min the cheapest
+link); else the clean-up runs on the grid of s·U_T ticks: each transfer holds its ports
+for its link's cost rounded *up* to a whole tick (less than c_min / GRID_SLACK more),
+and the greedy's clock runs on those rounded durations, so every event, start and end is
+a whole tick.  A transfer that holds its ports longer than its data needs is as valid as
+the exact one (the data is there no later, the ports and links are busy no shorter), the
+periods' ticks are whole in s·U_T, and the shift argument above is unchanged
+(proofs/finite-horizon.md, "The clean-up's grid").
 """
 
 from __future__ import annotations
@@ -45,14 +58,18 @@ from .unroll import PeriodicPattern
 
 #: In-flight (message, node) pairs the clean-up routes at most; beyond it is not tried.
 REROUTE_WORK = 200_000
+#: On the clean-up's grid (:func:`grid_unit`) a transfer holds its ports less than the
+#: cheapest link's cost over this beyond its own link's cost.
+GRID_SLACK = 10**6
 
 
 @dataclass(frozen=True)
 class Cleanup:
     """The clean-up routed afresh after B batches: ``events`` (tail, head, message,
-    start, end) in ticks of 1/``unit`` counted from its start, ``completion`` {message:
-    when every node holds it} in the same ticks, ``in_flight`` the messages some node
-    lacked at its start."""
+    start, end) in ticks of 1/``unit`` counted from its start (end - start: the link's
+    cost rounded up to a whole tick, :func:`grid_unit`), ``completion`` {message: when
+    every node holds it} in the same ticks, ``in_flight`` the messages some node lacked
+    at its start."""
 
     batches: int
     unit: int
@@ -80,21 +97,40 @@ def in_flight(pattern: PeriodicPattern, batches: int) -> dict[int, set]:
     return lacking
 
 
-def routed_cleanup(pattern: PeriodicPattern, batches: int) -> Cleanup:
-    """The clean-up of ``batches`` >= W whole batches routed afresh (module docstring),
-    routed once per pattern and B: the count routes B = W, and the report asks for
-    that clean-up's length again."""
+def grid_unit(pattern: PeriodicPattern, slack: int = GRID_SLACK) -> int:
+    """Ticks per time unit of the clean-up of ``pattern`` (module docstring, ours): the
+    exact unit lcm(U_T, every arc's cost denominator) when it is at most s·U_T, else
+    s·U_T, s = max(1, ceil(slack / (U_T·c_min))); a multiple of U_T either way (the
+    periods' ticks stay whole)."""
+    platform = pattern.platform
+    exact = math.lcm(pattern.unit,
+                     lcm_of_denominators(platform.cost(*a) for a in platform.arcs))
+    cheapest = min(platform.cost(*a) for a in platform.arcs)
+    scale = max(1, math.ceil(Fraction(slack) / (pattern.unit * cheapest)))
+    return exact if exact <= scale * pattern.unit else scale * pattern.unit
+
+
+def routed_cleanup(pattern: PeriodicPattern, batches: int, unit: int | None = None) -> Cleanup:
+    """The clean-up of ``batches`` >= W whole batches routed afresh (module docstring)
+    in ``unit`` ticks per time unit (a multiple of the period's; default
+    :func:`grid_unit`), routed once per pattern, B and unit: the count routes B = W, and
+    the report asks for that clean-up's length again."""
+    if unit is None:   # read once per pattern: an lcm over every arc
+        unit = pattern.__dict__.get("_grid_unit") or grid_unit(pattern)
+        pattern._grid_unit = unit
+    if unit % pattern.unit:
+        raise ValueError(f"{unit} ticks per time unit do not hold the period's {pattern.unit}")
     done = pattern.__dict__.setdefault("_routed", {})
-    if batches not in done:
-        done[batches] = _routed(pattern, batches)
-    return done[batches]
+    if (batches, unit) not in done:
+        done[(batches, unit)] = _routed(pattern, batches, unit)
+    return done[(batches, unit)]
 
 
-def _routed(pattern: PeriodicPattern, batches: int) -> Cleanup:
+def _routed(pattern: PeriodicPattern, batches: int, unit: int) -> Cleanup:
     platform = pattern.platform
     lacking = in_flight(pattern, batches)
-    unit = math.lcm(pattern.unit, lcm_of_denominators(platform.cost(*a) for a in platform.arcs))
-    cost = {a: int(platform.cost(*a) * unit) for a in platform.arcs}
+    # each link's cost rounded up to a whole tick (exact when the unit holds it)
+    cost = {a: math.ceil(platform.cost(*a) * unit) for a in platform.arcs}
     into: dict[str, list] = {}
     for (u, v), c in sorted(cost.items(), key=lambda item: (item[1], item[0])):
         into.setdefault(v, []).append((u, c))
@@ -162,17 +198,19 @@ def routed_bound(pattern: PeriodicPattern, lengths: Phases, horizon) -> int:
     return _most_batches(pattern, lengths, Fraction(horizon)) * pattern.messages
 
 
-def routed_count(pattern: PeriodicPattern, lengths: Phases, horizon) -> tuple[int, int] | None:
+def routed_count(pattern: PeriodicPattern, lengths: Phases, horizon,
+                 unit: int | None = None) -> tuple[int, int] | None:
     """(messages every node holds by K, batches B) of the best B >= W with the clean-up
-    routed afresh (module docstring), or None when it does not apply (no warm-up, a
-    horizon shorter than I, or more than :data:`REROUTE_WORK` pairs in flight)."""
+    routed afresh (module docstring) in ``unit`` ticks (default :func:`grid_unit`), or
+    None when it does not apply (no warm-up, a horizon shorter than I, or more than
+    :data:`REROUTE_WORK` pairs in flight)."""
     w, m = pattern.warmup, pattern.messages
     k = Fraction(horizon)
     if not w or lengths.init > k:
         return None
     if sum(sum(lags.values()) for lags in pattern.lag) > REROUTE_WORK:
         return None
-    template = routed_cleanup(pattern, w)
+    template = routed_cleanup(pattern, w, unit)
     done = sorted(Fraction(t, template.unit) for t in template.completion.values())
     period = pattern.period_time
     top = _most_batches(pattern, lengths, k)
