@@ -92,7 +92,8 @@ def searched_runs(used: dict, cost: dict, lower: int, runs: dict,
     of cost ``cost`` {arc: ticks} placed in port orders searched from those of ``runs``
     (a valid timetable in the same form, the port view of a timetable),
     ``lower`` the largest port load in ticks, ``effort`` the solver's deterministic
-    time (``lns``: its neighbourhood search alone); None when the search does not apply (too many messages) or finds nothing."""
+    time (``lns``: its neighbourhood search alone); None when the search does not apply
+    (too many messages) or finds nothing."""
     from ortools.sat.python import cp_model
 
     if sum(used.values()) > SEARCH_SLOTS or lower <= 0:

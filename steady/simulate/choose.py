@@ -350,10 +350,10 @@ def searched_timetables(sources, regrowths: dict, tried, optimum: Fraction, effo
     (:func:`steady.schedule.order_search.neighbourhood_searched`, ``effort.order_lns``
     deterministic time), when its period is more than :data:`SEARCH_ABOVE` above its
     largest port load and the search ends earlier; ``improvers`` is told what was done.
-    Ours: on counts tight on many ports the greedy list schedule leaves a gap of up to
-    about 1 % above the largest load (generated 65-node random platforms), which the
-    search of the one timetable that matters closes; its counts and trees are kept, so
-    its ratio only rises (it is regrown and counted beside the others)."""
+    Ours: on counts tight on many ports the greedy list schedule can end well after the
+    largest load (benchmarks/listgap.md), which the search of the one timetable that
+    matters closes; its counts and trees are kept, so its ratio only rises (it is
+    regrown and counted beside the others, and the choice keeps the most delivered)."""
     if not effort.order_lns or not tried:
         return []
     top = _most_delivered(tried)
@@ -367,14 +367,13 @@ def searched_timetables(sources, regrowths: dict, tried, optimum: Fraction, effo
     if table.period <= lower * (1 + SEARCH_ABOVE):
         return []
     better = neighbourhood_searched(table, effort.order_lns)
+    said = {"max_messages": m, "improver": "order search",
+            "how": "neighbourhoods of the chosen timetable"}
     if isinstance(better, str):
-        improvers.append({"max_messages": m, "improver": "order search",
-                          "how": "neighbourhoods of the chosen timetable", "result": better})
+        improvers.append(dict(said, result=better))
         return []
     again = better.throughput / optimum
-    improvers.append({"max_messages": m, "improver": "order search",
-                      "how": "neighbourhoods of the chosen timetable",
-                      "result": f"ratio {format_exact(ratio)} -> {format_exact(again)}"})
+    improvers.append(dict(said, result=f"ratio {format_exact(ratio)} -> {format_exact(again)}"))
     return [(m, better, again)]
 
 
