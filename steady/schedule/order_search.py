@@ -40,6 +40,9 @@ SEARCH_SLOTS = 4000
 SEARCH_WORKERS = 2
 #: The solver's grid: the largest port load is this many grid steps.
 GRID = 1_000_000
+#: The neighbourhood search stops once its makespan is within this part of the largest
+#: port load (its bound): the rest of its budget would buy at most that much.
+LNS_CLOSE = 2000
 
 
 def searched(table, effort):
@@ -122,7 +125,7 @@ def searched_runs(used: dict, cost: dict, lower: int, runs: dict,
         model.add_hint(starts[key], at)
     model.add_hint(makespan, horizon)
     model.minimize(makespan)
-    solver = solved(model, effort, lns)
+    solver = solved(model, effort, lns, GRID // LNS_CLOSE if lns else None)
     if solver is None:
         return None
     searched = sorted(starts, key=lambda key: (solver.value(starts[key]), key))
@@ -134,10 +137,11 @@ def searched_runs(used: dict, cost: dict, lower: int, runs: dict,
     return runs
 
 
-def solved(model, effort: float, lns: bool = False):
+def solved(model, effort: float, lns: bool = False, gap: int | None = None):
     """The CP-SAT solver after solving ``model`` deterministically (fixed workers,
     interleaved search, ``effort`` units of deterministic time; ``lns``: large
-    neighbourhood search alone), or None when it found no solution."""
+    neighbourhood search alone; ``gap``: stop once the objective is within it of the
+    bound), or None when it found no solution."""
     from ortools.sat.python import cp_model
 
     solver = cp_model.CpSolver()
@@ -145,6 +149,8 @@ def solved(model, effort: float, lns: bool = False):
     solver.parameters.interleave_search = True
     solver.parameters.use_lns_only = lns
     solver.parameters.max_deterministic_time = effort
+    if gap is not None:
+        solver.parameters.absolute_gap_limit = gap
     if solve_cpsat(solver, model) not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         return None
     return solver
