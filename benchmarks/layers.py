@@ -37,6 +37,7 @@ VARIANTS = {
     "no Dinkelbach": {"dinkelbach": False},
     "MILP counts": {"cut_counts": True},
     "port orders searched": {"order_search": 2.0},
+    "no order search of the chosen": {"order_lns": 0.0},
     "second tree family": {"families": 2},
 }
 

@@ -22,6 +22,12 @@ Runtime postcondition: every arc keeps its count and the end is not before L (th
 Deterministic: a fixed number of workers with interleaved search and a bound on the
 solver's *deterministic* time (the effort's ``order_search``), so the same input gives
 the same timetable on any machine.  Work: at most :data:`SEARCH_SLOTS` messages.
+
+:func:`neighbourhood_searched` is the same search with CP-SAT's large neighbourhood
+search alone (``use_lns_only``: it frees parts of the hinted timetable and re-solves
+them, no search of the whole tree): at ``default`` effort the finite-horizon chooser
+runs it on the chosen timetable only, when its period is well above its largest port
+load (:func:`steady.simulate.choose.searched_timetables`).
 """
 
 from __future__ import annotations
@@ -34,24 +40,45 @@ SEARCH_SLOTS = 4000
 SEARCH_WORKERS = 2
 #: The solver's grid: the largest port load is this many grid steps.
 GRID = 1_000_000
+#: The neighbourhood search stops once its makespan is within this part of the largest
+#: port load (its bound): the rest of its budget would buy at most that much.
+LNS_CLOSE = 2000
 
 
 def searched(table, effort):
     """``table`` (a :class:`~steady.schedule.timetable.Timetable`) with its ports'
     orders searched (module docstring), same trees and counts, when that ends earlier;
     otherwise the reason, in words."""
-    from .timetable import Timetable
-
     if not effort.order_search:
         return "not at this effort"
+    return _searched(table, effort.order_search, False)
+
+
+def neighbourhood_searched(table, budget: float):
+    """``table`` with its ports' orders searched by CP-SAT's large neighbourhood search
+    alone (module docstring) within ``budget`` units of deterministic time, when that
+    ends earlier; otherwise the reason, in words.  Ours: on counts tight on many ports
+    the interleaved whole search of :func:`searched` spends most of its deterministic
+    time on subsolvers that do not move the makespan, while the neighbourhoods alone
+    close much more of the list schedule's gap to the largest port load within the same
+    time (benchmarks/listgap.md)."""
+    if budget <= 0:
+        return "no budget"
+    return _searched(table, budget, True)
+
+
+def _searched(table, budget: float, lns: bool):
+    """:func:`searched` within ``budget`` deterministic time, ``lns``: neighbourhoods
+    alone."""
+    from .timetable import Timetable
+
     parts, _ = table.shares()
     if parts:
         return "shared links: the search holds ports only"
     lower = max(table.port_loads().values())
     if table.period <= lower:
         return "the period is the largest port load already"
-    runs = searched_runs(table.counts, table.cost, lower, table.arc_runs(),
-                         effort.order_search)
+    runs = searched_runs(table.counts, table.cost, lower, table.arc_runs(), budget, lns)
     if runs is None:
         return f"more than {SEARCH_SLOTS} messages, or no solution within the effort"
     end = max(s + n * table.cost[arc] for arc, rs in runs.items() for s, n in rs)
@@ -63,12 +90,13 @@ def searched(table, effort):
 
 
 def searched_runs(used: dict, cost: dict, lower: int, runs: dict,
-                  effort: float) -> dict | None:
+                  effort: float, lns: bool = False) -> dict | None:
     """{arc: [[start, messages], ...]} in integer ticks: the messages ``used`` {arc: n}
     of cost ``cost`` {arc: ticks} placed in port orders searched from those of ``runs``
     (a valid timetable in the same form, the port view of a timetable),
     ``lower`` the largest port load in ticks, ``effort`` the solver's deterministic
-    time; None when the search does not apply (too many messages) or finds nothing."""
+    time (``lns``: its neighbourhood search alone); None when the search does not apply
+    (too many messages) or finds nothing."""
     from ortools.sat.python import cp_model
 
     if sum(used.values()) > SEARCH_SLOTS or lower <= 0:
@@ -97,7 +125,7 @@ def searched_runs(used: dict, cost: dict, lower: int, runs: dict,
         model.add_hint(starts[key], at)
     model.add_hint(makespan, horizon)
     model.minimize(makespan)
-    solver = solved(model, effort)
+    solver = solved(model, effort, lns, GRID // LNS_CLOSE if lns else None)
     if solver is None:
         return None
     searched = sorted(starts, key=lambda key: (solver.value(starts[key]), key))
@@ -109,16 +137,20 @@ def searched_runs(used: dict, cost: dict, lower: int, runs: dict,
     return runs
 
 
-def solved(model, effort: float):
+def solved(model, effort: float, lns: bool = False, gap: int | None = None):
     """The CP-SAT solver after solving ``model`` deterministically (fixed workers,
-    interleaved search, ``effort`` units of deterministic time), or None when it found
-    no solution."""
+    interleaved search, ``effort`` units of deterministic time; ``lns``: large
+    neighbourhood search alone; ``gap``: stop once the objective is within it of the
+    bound), or None when it found no solution."""
     from ortools.sat.python import cp_model
 
     solver = cp_model.CpSolver()
     solver.parameters.num_workers = SEARCH_WORKERS
     solver.parameters.interleave_search = True
+    solver.parameters.use_lns_only = lns
     solver.parameters.max_deterministic_time = effort
+    if gap is not None:
+        solver.parameters.absolute_gap_limit = gap
     if solve_cpsat(solver, model) not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         return None
     return solver

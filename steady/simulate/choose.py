@@ -21,6 +21,9 @@ makes each of those periods longer.  :func:`horizon_choice` builds a *candidate 
 * at ``default``, when the counts of the best candidate's timetable lose, its M and
   smaller ones built again on link counts chosen over the cuts
   (:func:`recounted_timetables`), regrown and counted beside the others;
+* at ``default``, when the timetable of the best candidate has a period well above its
+  largest port load, its port orders searched (:func:`searched_timetables`), regrown
+  and counted beside the others;
 * for the most promising timetables, their trees regrown by earliest arrival
   (:func:`steady.schedule.regrow.regrown`: same period and ratio, far smaller lags);
 * the list run (:mod:`.list_run`: no periods) on the trees of the best ratio;
@@ -44,6 +47,7 @@ from fractions import Fraction
 from ..numbers import format_exact, ratio_text
 from ..schedule.cut_counts import CutPool
 from ..schedule.effort import DEFAULT, effort as effort_of
+from ..schedule.order_search import neighbourhood_searched
 from ..schedule.regrow import most_regrown, regrowable, regrown
 from ..schedule.timed import CUT_MESSAGES, cut_timetable, ratio_bound, ratio_hint, \
     timed_timetable, tree_families
@@ -218,6 +222,11 @@ def horizon_choice(platform, result, horizon, effort=DEFAULT, rules=None, most=N
                               "how": "on counts chosen over the cuts",
                               "result": f"ratio {ratio_text(ratio)}"})
         extra = _regrown(rebuilt + recounted, tried, effort, k, cap, regrowths, improvers)
+        # the chosen timetable's port orders searched where its period is well above
+        # its largest port load (the list schedule's loss, not the counts')
+        searched = searched_timetables(built + rebuilt + recounted, regrowths,
+                                       tried + extra, optimum, effort, improvers)
+        extra += _regrown(searched, tried, effort, k, cap, regrowths, improvers)
     if not tried:   # every timetable lagged and none was regrown: count them as built
         for m, table, ratio in deferred:
             tried += _counted(m, table, ratio, "", periodic, k, cap)
@@ -333,6 +342,46 @@ def recounted_timetables(platform, result, built, tried, effort, cuts) -> list:
         if ratio > mine[m][1]:
             out.append((m, again, ratio))
     return out
+
+
+#: The chosen timetable's list schedule loses when its period is more than this part
+#: above its largest port load: then :func:`searched_timetables` searches its orders.
+SEARCH_ABOVE = Fraction(1, 400)
+
+
+def searched_timetables(sources, regrowths: dict, tried, optimum: Fraction, effort,
+                        improvers: list) -> list:
+    """[(M, timetable, ratio)]: the timetable of ``sources`` [(M, timetable, ratio)]
+    behind the candidate of ``tried`` that delivers the most (itself or its trees
+    regrown, ``regrowths``), its port orders searched by CP-SAT's neighbourhoods
+    (:func:`steady.schedule.order_search.neighbourhood_searched`, ``effort.order_lns``
+    deterministic time), when its period is more than :data:`SEARCH_ABOVE` above its
+    largest port load and the search ends earlier; ``improvers`` is told what was done.
+    Ours: on counts tight on many ports the greedy list schedule can end well after the
+    largest load (benchmarks/listgap.md), which the search of the one timetable that
+    matters closes; its counts and trees are kept, so its ratio only rises (it is
+    regrown and counted beside the others, and the choice keeps the most delivered)."""
+    if not effort.order_lns or not tried:
+        return []
+    top = _most_delivered(tried)
+    for m, table, ratio in sources:
+        if table is top.table or any(regrowths.get((id(table), idle)) is top.table
+                                     for idle in (True, False)):
+            break
+    else:
+        return []
+    lower = max(table.port_loads().values())
+    if table.period <= lower * (1 + SEARCH_ABOVE):
+        return []
+    better = neighbourhood_searched(table, effort.order_lns)
+    said = {"max_messages": m, "improver": "order search",
+            "how": "neighbourhoods of the chosen timetable"}
+    if isinstance(better, str):
+        improvers.append(dict(said, result=better))
+        return []
+    again = better.throughput / optimum
+    improvers.append(dict(said, result=f"ratio {format_exact(ratio)} -> {format_exact(again)}"))
+    return [(m, better, again)]
 
 
 def _fits(platform, k: Fraction, optimum: Fraction, rules, max_events: int) -> bool:
