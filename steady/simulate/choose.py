@@ -380,7 +380,7 @@ def searched_timetables(sources, regrowths: dict, tried, optimum: Fraction, effo
         improvers.append(dict(said, result=better))
         return []
     again = better.throughput / optimum
-    improvers.append(dict(said, result=f"ratio {format_exact(ratio)} -> {format_exact(again)}"))
+    improvers.append(dict(said, result=f"ratio {ratio_text(ratio)} -> {ratio_text(again)}"))
     return [(m, better, again)]
 
 
