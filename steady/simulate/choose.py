@@ -21,6 +21,9 @@ makes each of those periods longer.  :func:`horizon_choice` builds a *candidate 
 * at ``default``, when the counts of the best candidate's timetable lose, its M and
   smaller ones built again on link counts chosen over the cuts
   (:func:`recounted_timetables`), regrown and counted beside the others;
+* at ``thorough``, the ladder built without the costly searches (``Effort.deep``), and
+  its few most promising timetables of ratio below 1 built again with them
+  (:func:`deepened_timetables`), regrown and counted beside the others;
 * for the most promising timetables, their trees regrown by earliest arrival
   (:func:`steady.schedule.regrow.regrown`: same period and ratio, far smaller lags);
 * the list run (:mod:`.list_run`: no periods) on the trees of the best ratio;
@@ -44,6 +47,7 @@ from fractions import Fraction
 from ..numbers import format_exact
 from ..schedule.cut_counts import CutPool
 from ..schedule.effort import DEFAULT, effort as effort_of
+from ..schedule.order_search import searched
 from ..schedule.regrow import most_regrown, regrowable, regrown
 from ..schedule.timed import CUT_MESSAGES, cut_timetable, ratio_bound, ratio_hint, \
     timed_timetable, tree_families
@@ -155,6 +159,9 @@ def horizon_choice(platform, result, horizon, effort=DEFAULT, rules=None, most=N
     cap = bound(optimum, k)
     families = tree_families(platform, result, effort)
     cuts = CutPool()
+    # at a level that searches deeply only a few periods, the ladder builds without
+    # those searches (deepened_timetables gives them to the few)
+    shallow = effort.but(cut_counts=False, order_search=0.0) if effort.deep else effort
     ladder = [m for m in effort.ladder if most is None or m < most]
     if most is not None:
         ladder.append(most)
@@ -168,11 +175,11 @@ def horizon_choice(platform, result, horizon, effort=DEFAULT, rules=None, most=N
             progress(m)
         if built and regrowing and m > most_regrown(platform):
             break   # trees beyond the regrowth's work bound lag tens of periods
-        if best_hope is not None and ratio_hint(platform, result, m, effort) * cap \
+        if best_hope is not None and ratio_hint(platform, result, m, shallow) * cap \
                 - LEAST_LAG * m < best_hope:
             worse += 1   # by the estimate this period cannot catch up: not built
             continue
-        table, _ = timed_timetable(platform, result, m, effort, families, cuts)
+        table, _ = timed_timetable(platform, result, m, shallow, families, cuts)
         key = (table.messages, table.period_time)
         if key in seen:            # the same timetable again (the optimum fits in fewer)
             continue
@@ -210,7 +217,14 @@ def horizon_choice(platform, result, horizon, effort=DEFAULT, rules=None, most=N
             improvers.append({"max_messages": m, "improver": "recount",
                               "how": "on counts chosen over the cuts",
                               "result": f"ratio {format_exact(ratio)}"})
-        extra = _regrown(rebuilt + recounted, tried, effort, k, cap, regrowths, improvers)
+        deepened = deepened_timetables(platform, result, built, tried, cap, effort, cuts,
+                                       improvers)
+        extra = _regrown(rebuilt + recounted + deepened, tried, effort, k, cap, regrowths,
+                         improvers)
+        # (those whose trees cannot be regrown are counted as built)
+        for m, table, ratio in deepened:
+            if not regrowable(table):
+                extra += _counted(m, table, ratio, "", periodic, k, cap)
     if not tried:   # every timetable lagged and none was regrown: count them as built
         for m, table, ratio in deferred:
             tried += _counted(m, table, ratio, "", periodic, k, cap)
@@ -325,6 +339,55 @@ def recounted_timetables(platform, result, built, tried, effort, cuts) -> list:
         ratio = again.throughput / result.throughput
         if ratio > mine[m][1]:
             out.append((m, again, ratio))
+    return out
+
+
+def deepened_timetables(platform, result, built, tried, cap: Fraction, effort, cuts,
+                        improvers: list) -> list:
+    """At an effort with ``deep`` > 0: the timetables of the ladder ``built`` (as the
+    ladder builds them, without the costly searches) that can still win -- ratio below
+    1, M from half the M of the candidate that delivers the most so far up to it,
+    2 <= M -- the ``effort.deep`` first as :func:`_promising` ranks them, built again,
+    smallest M first, with the searches the ladder leaves out: for M <= CUT_MESSAGES on
+    link counts chosen over the cuts by the MILP
+    (:func:`steady.schedule.timed.cut_timetable`, its port orders searched), and when
+    that does not reach ratio 1, the ladder's timetable with its port orders searched by
+    CP-SAT (:func:`steady.schedule.order_search.searched`, same trees and counts).  The
+    fastest of those that beat the ladder's timetable of the same M, as (M, table,
+    ratio); once one reaches ratio 1 the longer periods are not searched (at the same
+    ratio a shorter period loses fewer messages to its warm-up and clean-up).
+    ``improvers`` is told what each search did.  Ours: those searches take most of a
+    ``thorough`` run when given every M (on a 65-node random platform, 20 CPU-s of MILP
+    per M from M = 2 on), and pay where they bring a short period to ratio 1
+    (samples/random-50: the ladder as built reaches ratio 1 at M = 20, the MILP at
+    M = 10, which delivers more by the horizon)."""
+    if not effort.deep or not tried:
+        return []
+    top = _most_delivered(tried).max_messages
+    ranked = sorted((b for b in built if b[2] < 1 and 2 <= b[0] and 2 * b[0] >= top
+                     and b[0] <= top),
+                    key=lambda b: (-(b[2] * cap - REGROWN_LAG * b[1].messages), b[0]))
+    out = []
+    for m, table, ratio in sorted(ranked[:effort.deep], key=lambda b: b[0]):
+        best = table
+        options = [("port orders searched", lambda: searched(table, effort))]
+        if m <= CUT_MESSAGES:
+            options.insert(0, ("counts chosen over the cuts",
+                               lambda: cut_timetable(platform, result, m, effort, cuts)))
+        for words, build in options:
+            if best.throughput == result.throughput:
+                break   # ratio 1: nothing does better
+            other = build()
+            if isinstance(other, Timetable) and other.throughput > best.throughput:
+                best = other
+            improvers.append({"max_messages": m, "improver": "deep search", "how": words,
+                              "result": other if isinstance(other, str) else
+                              "none found" if other is None else
+                              f"ratio {format_exact(other.throughput / result.throughput)}"})
+        if best is not table:
+            out.append((m, best, best.throughput / result.throughput))
+            if best.throughput == result.throughput:
+                break   # longer periods of ratio 1 deliver less
     return out
 
 
