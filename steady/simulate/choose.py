@@ -49,8 +49,8 @@ from ..schedule.cut_counts import CutPool
 from ..schedule.effort import DEFAULT, effort as effort_of
 from ..schedule.order_search import searched
 from ..schedule.regrow import most_regrown, regrowable, regrown
-from ..schedule.timed import CUT_MESSAGES, cut_timetable, ratio_bound, ratio_hint, \
-    timed_timetable, tree_families
+from ..schedule.timed import CUT_MESSAGES, cut_timetable, cut_timetables, ratio_bound, \
+    ratio_hint, timed_timetable, tree_families
 from ..schedule.timetable import Timetable
 from .horizon import MAX_EVENTS, Phases, bound, delivered, phases, whole_batches
 from .list_run import list_plan
@@ -349,12 +349,13 @@ def deepened_timetables(platform, result, built, tried, cap: Fraction, effort, c
     1, M from half the M of the candidate that delivers the most so far up to it,
     2 <= M -- the ``effort.deep`` first as :func:`_promising` ranks them, built again,
     smallest M first, with the searches the ladder leaves out: for M <= CUT_MESSAGES on
-    link counts chosen over the cuts by the MILP
-    (:func:`steady.schedule.timed.cut_timetable`, its port orders searched), and when
-    that does not reach ratio 1, the ladder's timetable with its port orders searched by
-    CP-SAT (:func:`steady.schedule.order_search.searched`, same trees and counts).  The
-    fastest of those that beat the ladder's timetable of the same M, as (M, table,
-    ratio); once one reaches ratio 1 the longer periods are not searched (at the same
+    link counts chosen over the cuts by the MILP, one timetable per spread of its
+    objective (:func:`steady.schedule.timed.cut_timetables`, their port orders
+    searched), and when none reaches ratio 1, the ladder's timetable with its port
+    orders searched by CP-SAT (:func:`steady.schedule.order_search.searched`, same trees
+    and counts).  Every one of those that beats the ladder's timetable of the same M,
+    as (M, table, ratio) (timetables of one ratio differ in how far their regrown trees
+    lag); once one reaches ratio 1 the longer periods are not searched (at the same
     ratio a shorter period loses fewer messages to its warm-up and clean-up).
     ``improvers`` is told what each search did.  Ours: those searches take most of a
     ``thorough`` run when given every M (on a 65-node random platform, 20 CPU-s of MILP
@@ -363,31 +364,31 @@ def deepened_timetables(platform, result, built, tried, cap: Fraction, effort, c
     M = 10, which delivers more by the horizon)."""
     if not effort.deep or not tried:
         return []
+    optimum = result.throughput
     top = _most_delivered(tried).max_messages
     ranked = sorted((b for b in built if b[2] < 1 and 2 <= b[0] and 2 * b[0] >= top
                      and b[0] <= top),
                     key=lambda b: (-(b[2] * cap - REGROWN_LAG * b[1].messages), b[0]))
     out = []
     for m, table, ratio in sorted(ranked[:effort.deep], key=lambda b: b[0]):
-        best = table
-        options = [("port orders searched", lambda: searched(table, effort))]
+        found = []
         if m <= CUT_MESSAGES:
-            options.insert(0, ("counts chosen over the cuts",
-                               lambda: cut_timetable(platform, result, m, effort, cuts)))
-        for words, build in options:
-            if best.throughput == result.throughput:
-                break   # ratio 1: nothing does better
-            other = build()
-            if isinstance(other, Timetable) and other.throughput > best.throughput:
-                best = other
+            found += [("counts chosen over the cuts", t)
+                      for t in cut_timetables(platform, result, m, effort, cuts)]
+            if not found:
+                improvers.append({"max_messages": m, "improver": "deep search",
+                                  "how": "counts chosen over the cuts",
+                                  "result": "none found"})
+        if all(t.throughput < optimum for _, t in found):
+            found.append(("port orders searched", searched(table, effort)))
+        for words, other in found:
             improvers.append({"max_messages": m, "improver": "deep search", "how": words,
                               "result": other if isinstance(other, str) else
-                              "none found" if other is None else
-                              f"ratio {format_exact(other.throughput / result.throughput)}"})
-        if best is not table:
-            out.append((m, best, best.throughput / result.throughput))
-            if best.throughput == result.throughput:
-                break   # longer periods of ratio 1 deliver less
+                              f"ratio {format_exact(other.throughput / optimum)}"})
+            if isinstance(other, Timetable) and other.throughput > table.throughput:
+                out.append((m, other, other.throughput / optimum))
+        if any(t.throughput == optimum for _, t in found if isinstance(t, Timetable)):
+            break   # longer periods of ratio 1 deliver less
     return out
 
 
