@@ -39,6 +39,7 @@ def _deepened(platform, top, effort=THOROUGH, values=LADDER):
 
 def test_thorough_searches_a_few_periods_deeply_and_the_others_not():
     assert THOROUGH.deep == 3 and DEFAULT.deep == 0
+    assert THOROUGH.deep_time == 2 * THOROUGH.order_search == 4.0
     # the levels whose ladder builds with the searches are unchanged by this bound
     assert not DEFAULT.cut_counts and not DEFAULT.order_search
 
@@ -70,6 +71,18 @@ def test_a_small_mesh_gains_at_m_and_below_it_down_to_half():
         assert mine[m][1] < ratio == ratio_of(table, result.throughput) < 1
     assert {i["max_messages"] for i in improvers} == {4, 8}
     assert all(i["improver"] == "deep search" for i in improvers)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("time", [0.0, 2.0, 4.0])
+def test_the_port_order_searches_share_one_budget(time):
+    """The deep search's CP-SAT searches run within ``deep_time`` together, each at most
+    ``order_search``: on mesh_platform(9, seed=2) (best at M = 8: M = 4 and 8 searched,
+    neither reaching ratio 1 on its cut counts) as many as the budget allows."""
+    platform = mesh_platform(9, seed=2)
+    _, _, _, improvers = _deepened(platform, 8, THOROUGH.but(deep_time=time))
+    searches = [i for i in improvers if i["how"] == "port orders searched"]
+    assert len(searches) == int(time // THOROUGH.order_search)
 
 
 @pytest.mark.slow

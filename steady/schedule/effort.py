@@ -115,6 +115,9 @@ class Effort:
     #: (:func:`steady.simulate.choose.deepened_timetables`); 0: every M of the ladder is
     #: built with them.  ``steady schedule`` (one M) always uses both.
     deep: int = 0
+    #: CP-SAT's deterministic time for all the port-order searches of those periods
+    #: together (each at most ``order_search``).
+    deep_time: float = 0.0
 
     def but(self, **changes) -> "Effort":
         """This level with some bounds changed (benchmarks switch layers this way)."""
@@ -142,7 +145,8 @@ THOROUGH = Effort("thorough", families=2, list_rounds=40, tight_rounds=200, rule
                   regrown=8, patience=7, list_run=True, routed=12, period_rule=True,
                   collective_counts=24, collective_neighbours=2000, collective_pricing=64,
                   collective_nodes=2000, collective_built=12, collective_halvings=5,
-                  collective_blocks=20.0, floor_level="default", deep=3)
+                  collective_blocks=20.0, floor_level="default", deep=3,
+                  deep_time=4.0)
 
 LEVELS = {e.name: e for e in (FAST, DEFAULT, THOROUGH)}
 

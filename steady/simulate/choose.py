@@ -350,18 +350,19 @@ def deepened_timetables(platform, result, built, tried, cap: Fraction, effort, c
     2 <= M -- the ``effort.deep`` first as :func:`_promising` ranks them, built again,
     smallest M first, with the searches the ladder leaves out: for M <= CUT_MESSAGES on
     link counts chosen over the cuts by the MILP, one timetable per spread of its
-    objective (:func:`steady.schedule.timed.cut_timetables`, their port orders
-    searched), and when none reaches ratio 1, the ladder's timetable with its port
-    orders searched by CP-SAT (:func:`steady.schedule.order_search.searched`, same trees
-    and counts).  Every one of those that beats the ladder's timetable of the same M,
-    as (M, table, ratio) (timetables of one ratio differ in how far their regrown trees
-    lag); once one reaches ratio 1 the longer periods are not searched (at the same
-    ratio a shorter period loses fewer messages to its warm-up and clean-up).
-    ``improvers`` is told what each search did.  Ours: those searches take most of a
-    ``thorough`` run when given every M (on a 65-node random platform, 20 CPU-s of MILP
-    per M from M = 2 on), and pay where they bring a short period to ratio 1
-    (samples/random-50: the ladder as built reaches ratio 1 at M = 20, the MILP at
-    M = 10, which delivers more by the horizon)."""
+    objective (:func:`steady.schedule.timed.cut_timetables`); when none reaches ratio
+    1, the fastest of those and the ladder's own with its port orders searched by
+    CP-SAT (:func:`steady.schedule.order_search.searched`, same trees and counts),
+    within ``effort.deep_time`` of CP-SAT's deterministic time for all of them
+    together (each search at most ``effort.order_search``).  Every timetable found
+    that beats the ladder's of the same M, as (M, table, ratio) (timetables of one ratio
+    differ in how far their regrown trees lag); once one reaches ratio 1 the longer
+    periods are not searched (at the same ratio a shorter period loses fewer messages
+    to its warm-up and clean-up).  ``improvers`` is told what each search did.  Ours:
+    those searches take most of a ``thorough`` run when given every M (on a 65-node
+    random platform, 20 CPU-s of MILP per M from M = 2 on), and pay where they bring a
+    short period to ratio 1 (samples/random-50: the ladder as built reaches ratio 1 at
+    M = 20, the MILP at M = 10, which delivers more by the horizon)."""
     if not effort.deep or not tried:
         return []
     optimum = result.throughput
@@ -369,18 +370,24 @@ def deepened_timetables(platform, result, built, tried, cap: Fraction, effort, c
     ranked = sorted((b for b in built if b[2] < 1 and 2 <= b[0] and 2 * b[0] >= top
                      and b[0] <= top),
                     key=lambda b: (-(b[2] * cap - REGROWN_LAG * b[1].messages), b[0]))
+    time_left = effort.deep_time
+    unsearched = effort.but(order_search=0.0)
     out = []
     for m, table, ratio in sorted(ranked[:effort.deep], key=lambda b: b[0]):
         found = []
         if m <= CUT_MESSAGES:
             found += [("counts chosen over the cuts", t)
-                      for t in cut_timetables(platform, result, m, effort, cuts)]
+                      for t in cut_timetables(platform, result, m, unsearched, cuts)]
             if not found:
                 improvers.append({"max_messages": m, "improver": "deep search",
                                   "how": "counts chosen over the cuts",
                                   "result": "none found"})
-        if all(t.throughput < optimum for _, t in found):
-            found.append(("port orders searched", searched(table, effort)))
+        if time_left > 0 and all(t.throughput < optimum for _, t in found):
+            fastest = max([table] + [t for _, t in found], key=lambda t: t.throughput)
+            allowed = min(effort.order_search, time_left)
+            time_left -= allowed
+            found.append(("port orders searched",
+                          searched(fastest, effort.but(order_search=allowed))))
         for words, other in found:
             improvers.append({"max_messages": m, "improver": "deep search", "how": words,
                               "result": other if isinstance(other, str) else
