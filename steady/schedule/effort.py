@@ -142,7 +142,7 @@ THOROUGH = Effort("thorough", families=2, list_rounds=40, tight_rounds=200, rule
                   swap_moves=300_000, regrow_both=True,
                   ladder=(1, 2, 3, 5, 8, 10, 12, 15, 20, 24, 30, 40, 50, 70, 100, 200,
                           500, 1000),
-                  regrown=8, patience=4, list_run=True, routed=12, period_rule=True,
+                  regrown=6, patience=4, list_run=True, routed=12, period_rule=True,
                   collective_counts=24, collective_neighbours=2000, collective_pricing=64,
                   collective_nodes=2000, collective_built=12, collective_halvings=5,
                   collective_blocks=20.0, floor_level="default", deep=3,
