@@ -9,6 +9,7 @@ import time
 import pytest
 
 from helpers import sample
+from steady.generators import mesh_platform
 from steady.topologies import switched_cluster
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -28,13 +29,16 @@ def _hogs(n: int):
 
 @pytest.mark.slow
 def test_same_bytes_with_both_cores_busy(tmp_path):
-    """steady schedule --max-messages, steady simulate (thorough effort: CP-SAT and
-    SCIP run) and a collective's timetable built from blocks (CP-SAT: multi-port
-    cluster seed 2) write the same files, quiet and with every core busy."""
+    """steady schedule --max-messages, steady simulate (thorough effort on a 9-node
+    mesh whose deep search runs the cut-count MILP (SCIP) and CP-SAT's port-order
+    search) and a collective's timetable built from blocks (CP-SAT: multi-port cluster
+    seed 2) write the same files, quiet and with every core busy."""
     cluster = tmp_path / "cluster-2.json"
     switched_cluster(2).write(str(cluster))
+    mesh = tmp_path / "mesh-9-2.json"
+    mesh_platform(9, seed=2).write(str(mesh))
     commands = [("schedule", sample("random-30.json"), "--max-messages", "24", "-o"),
-                ("simulate", sample("random-10.json"), "--horizon", "2000", "--effort",
+                ("simulate", mesh, "--horizon", "2000", "--effort",
                  "thorough", "--quiet", "--json", "--plan"),
                 ("schedule", cluster, "--collective", "allgather", "--max-messages", "64",
                  "-o")]

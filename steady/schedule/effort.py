@@ -16,8 +16,10 @@ gathers those bounds; three levels are named:
 ``thorough``
     adds what buys little for much: a second family of optimal trees, link counts chosen
     over the cuts by a MILP for short periods, port orders searched by CP-SAT, both
-    regrowths, a longer ladder: minutes on 65 nodes; a finite horizon also counts the
-    ``default`` candidates (``floor_level``), so it never delivers less than ``default``.
+    regrowths, a longer ladder: minutes on 65 nodes; a finite horizon builds its ladder
+    without the MILP and the CP-SAT search and gives those to its few most promising
+    periods only (``deep``), and also counts the ``default`` candidates
+    (``floor_level``), so it never delivers less than ``default``.
 """
 
 from __future__ import annotations
@@ -110,6 +112,17 @@ class Effort:
     #: by the horizon than that one (its ladder, trees and rebuilds differ: on
     #: samples/mesh-65 ``thorough`` alone delivers 7292, ``default`` 7293); None: none.
     floor_level: str | None = None
+    #: Timetables of the finite-horizon ladder searched deeply: the ladder is built
+    #: without link counts chosen over the cuts and without port orders searched
+    #: (``cut_counts``, ``order_search``, the costly part: minutes per platform on 65
+    #: nodes), and only these many, the most promising of ratio below 1 from half the
+    #: best candidate's M to it, are built again with both
+    #: (:func:`steady.simulate.choose.deepened_timetables`); 0: every M of the ladder is
+    #: built with them.  ``steady schedule`` (one M) always uses both.
+    deep: int = 0
+    #: CP-SAT's deterministic time for all the port-order searches of those periods
+    #: together (each at most ``order_search``).
+    deep_time: float = 0.0
 
     def but(self, **changes) -> "Effort":
         """This level with some bounds changed (benchmarks switch layers this way)."""
@@ -134,10 +147,11 @@ THOROUGH = Effort("thorough", families=2, list_rounds=40, tight_rounds=200, rule
                   swap_moves=300_000, regrow_both=True,
                   ladder=(1, 2, 3, 5, 8, 10, 12, 15, 20, 24, 30, 40, 50, 70, 100, 200,
                           500, 1000),
-                  regrown=8, patience=7, list_run=True, routed=12, period_rule=True,
+                  regrown=6, patience=4, list_run=True, routed=12, period_rule=True,
                   collective_counts=24, collective_neighbours=2000, collective_pricing=64,
                   collective_nodes=2000, collective_built=12, collective_halvings=5,
-                  collective_blocks=20.0, floor_level="default")
+                  collective_blocks=20.0, floor_level="default", deep=3,
+                  deep_time=4.0)
 
 LEVELS = {e.name: e for e in (FAST, DEFAULT, THOROUGH)}
 

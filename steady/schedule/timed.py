@@ -338,11 +338,21 @@ def _from_cut_counts(platform, result, messages: int, cuts: CutPool | None, effo
     counts chosen over the cuts (:func:`.cut_counts.cut_counts`, 002 Thm 5 for the
     packing), the best of :data:`CUT_SPREADS`, the ports' orders searched; None when
     they do not apply or give no counts."""
+    best = None
+    for found in _cut_tables(platform, messages, cuts, effort):
+        if best is None or _faster(found[0], best[0]):
+            best = found
+    return best
+
+
+def _cut_tables(platform, messages: int, cuts: CutPool | None, effort) -> list:
+    """[(timetable, messages, how)] of :func:`_from_cut_counts`, one per spread of
+    :data:`CUT_SPREADS` that gives counts."""
     if (not 2 <= messages <= CUT_MESSAGES or len(platform.arcs) > CUT_ARCS
             or has_link_rows(platform)):
-        return None
+        return []
     cuts = CutPool() if cuts is None else cuts
-    best = None
+    out = []
     for spread in CUT_SPREADS:
         counts = cut_counts(platform, messages, cuts, spread)
         if counts is None:
@@ -353,9 +363,8 @@ def _from_cut_counts(platform, result, messages: int, cuts: CutPool | None, effo
         better = searched(table, effort)
         if isinstance(better, Timetable):
             table, how = better, "list schedule, port orders searched"
-        if best is None or _faster(table, best[0]):
-            best = (table, messages, f"counts chosen over the cuts, tree packing, {how}")
-    return best
+        out.append((table, messages, f"counts chosen over the cuts, tree packing, {how}"))
+    return out
 
 
 def cut_timetable(platform, result, messages: int, effort=DEFAULT,
@@ -371,6 +380,19 @@ def cut_timetable(platform, result, messages: int, effort=DEFAULT,
         return None
     found[0].check()
     return found[0]
+
+
+def cut_timetables(platform, result, messages: int, effort=DEFAULT,
+                   cuts: CutPool | None = None) -> list[Timetable]:
+    """Every timetable :func:`cut_timetable` chooses among (one per spread of
+    :data:`CUT_SPREADS` that gives counts), each checked: timetables of the same ratio
+    can differ in how far their regrown trees lag (the finite-horizon chooser counts
+    them all, :func:`steady.simulate.choose.deepened_timetables`)."""
+    tables = [t for t, _, _ in _cut_tables(as_platform(platform), messages, cuts,
+                                            effort_of(effort))]
+    for table in tables:
+        table.check()
+    return tables
 
 
 def ratio_bound(platform, counts, optimum: Fraction, messages: int) -> Fraction:

@@ -24,6 +24,9 @@ makes each of those periods longer.  :func:`horizon_choice` builds a *candidate 
 * at ``default``, when the timetable of the best candidate has a period well above its
   largest port load, its port orders searched (:func:`searched_timetables`), regrown
   and counted beside the others;
+* at ``thorough``, the ladder built without the costly searches (``Effort.deep``), and
+  its few most promising timetables of ratio below 1 built again with them
+  (:func:`deepened_timetables`), regrown and counted beside the others;
 * for the most promising timetables, their trees regrown by earliest arrival
   (:func:`steady.schedule.regrow.regrown`: same period and ratio, far smaller lags);
 * the list run (:mod:`.list_run`: no periods) on the trees of the best ratio;
@@ -47,10 +50,10 @@ from fractions import Fraction
 from ..numbers import format_exact, ratio_text
 from ..schedule.cut_counts import CutPool
 from ..schedule.effort import DEFAULT, effort as effort_of
-from ..schedule.order_search import neighbourhood_searched
+from ..schedule.order_search import neighbourhood_searched, searched
 from ..schedule.regrow import most_regrown, regrowable, regrown
-from ..schedule.timed import CUT_MESSAGES, cut_timetable, ratio_bound, ratio_hint, \
-    timed_timetable, tree_families
+from ..schedule.timed import CUT_MESSAGES, cut_timetable, cut_timetables, ratio_bound, \
+    ratio_hint, timed_timetable, tree_families
 from ..schedule.timetable import Timetable
 from .horizon import MAX_EVENTS, Phases, bound, delivered, phases, whole_batches
 from .list_run import list_plan
@@ -166,6 +169,9 @@ def horizon_choice(platform, result, horizon, effort=DEFAULT, rules=None, most=N
     cap = bound(optimum, k)
     families = tree_families(platform, result, effort)
     cuts = CutPool()
+    # at a level that searches deeply only a few periods, the ladder builds without
+    # those searches (deepened_timetables gives them to the few)
+    shallow = effort.but(cut_counts=False, order_search=0.0) if effort.deep else effort
     ladder = [m for m in effort.ladder if most is None or m < most]
     if most is not None:
         ladder.append(most)
@@ -179,11 +185,11 @@ def horizon_choice(platform, result, horizon, effort=DEFAULT, rules=None, most=N
             progress(m)
         if built and regrowing and m > most_regrown(platform):
             break   # trees beyond the regrowth's work bound lag tens of periods
-        if best_hope is not None and ratio_hint(platform, result, m, effort) * cap \
+        if best_hope is not None and ratio_hint(platform, result, m, shallow) * cap \
                 - LEAST_LAG * m < best_hope:
             worse += 1   # by the estimate this period cannot catch up: not built
             continue
-        table, _ = timed_timetable(platform, result, m, effort, families, cuts)
+        table, _ = timed_timetable(platform, result, m, shallow, families, cuts)
         key = (table.messages, table.period_time)
         if key in seen:            # the same timetable again (the optimum fits in fewer)
             continue
@@ -221,12 +227,19 @@ def horizon_choice(platform, result, horizon, effort=DEFAULT, rules=None, most=N
             improvers.append({"max_messages": m, "improver": "recount",
                               "how": "on counts chosen over the cuts",
                               "result": f"ratio {ratio_text(ratio)}"})
-        extra = _regrown(rebuilt + recounted, tried, effort, k, cap, regrowths, improvers)
+        deepened = deepened_timetables(platform, result, built, tried, cap, effort, cuts,
+                                       improvers)
+        extra = _regrown(rebuilt + recounted + deepened, tried, effort, k, cap, regrowths,
+                         improvers)
+        # (those whose trees cannot be regrown are counted as built)
+        for m, table, ratio in deepened:
+            if not regrowable(table):
+                extra += _counted(m, table, ratio, "", periodic, k, cap)
         # the chosen timetable's port orders searched where its period is well above
         # its largest port load (the list schedule's loss, not the counts')
-        searched = searched_timetables(built + rebuilt + recounted, regrowths,
-                                       tried + extra, optimum, effort, improvers)
-        extra += _regrown(searched, tried, effort, k, cap, regrowths, improvers)
+        ordered = searched_timetables(built + rebuilt + recounted + deepened, regrowths,
+                                      tried + extra, optimum, effort, improvers)
+        extra += _regrown(ordered, tried, effort, k, cap, regrowths, improvers)
     if not tried:   # every timetable lagged and none was regrown: count them as built
         for m, table, ratio in deferred:
             tried += _counted(m, table, ratio, "", periodic, k, cap)
@@ -382,6 +395,69 @@ def searched_timetables(sources, regrowths: dict, tried, optimum: Fraction, effo
     again = better.throughput / optimum
     improvers.append(dict(said, result=f"ratio {ratio_text(ratio)} -> {ratio_text(again)}"))
     return [(m, better, again)]
+
+
+def deepened_timetables(platform, result, built, tried, cap: Fraction, effort, cuts,
+                        improvers: list) -> list:
+    """At an effort with ``deep`` > 0: the timetables of the ladder ``built`` (as the
+    ladder builds them, without the costly searches) that can still win -- ratio below
+    1, M from half the M of the candidate that delivers the most so far up to it,
+    2 <= M -- the ``effort.deep`` first as :func:`_promising` ranks them, built again,
+    smallest M first, with the searches the ladder leaves out: for M <= CUT_MESSAGES on
+    link counts chosen over the cuts by the MILP, one timetable per spread of its
+    objective (:func:`steady.schedule.timed.cut_timetables`); when none reaches ratio
+    1, the fastest of those and the ladder's own with its port orders searched by
+    CP-SAT (:func:`steady.schedule.order_search.searched`, same trees and counts),
+    within ``effort.deep_time`` of CP-SAT's deterministic time for all of them
+    together (each search at most ``effort.order_search``).  The fastest timetable
+    found for each M, and every one as fast, when it beats the ladder's of the same M,
+    as (M, table, ratio) (timetables of one ratio differ in how far their regrown trees
+    lag); once one reaches ratio 1 the longer periods are not searched (at the same
+    ratio a shorter period loses fewer messages to its warm-up and clean-up).
+    ``improvers`` is told what each search did.  Ours:
+    those searches take most of a ``thorough`` run when given every M (on a 65-node
+    random platform, 20 CPU-s of MILP per M from M = 2 on), and pay where they bring a
+    short period to ratio 1 (samples/random-50: the ladder as built reaches ratio 1 at
+    M = 20, the MILP at M = 10, which delivers more by the horizon)."""
+    if not effort.deep or not tried:
+        return []
+    optimum = result.throughput
+    top = _most_delivered(tried).max_messages
+    ranked = sorted((b for b in built if b[2] < 1 and 2 <= b[0] and 2 * b[0] >= top
+                     and b[0] <= top),
+                    key=lambda b: (-(b[2] * cap - REGROWN_LAG * b[1].messages), b[0]))
+    time_left = effort.deep_time
+    unsearched = effort.but(order_search=0.0)
+    out = []
+    for m, table, ratio in sorted(ranked[:effort.deep], key=lambda b: b[0]):
+        found = []
+        if m <= CUT_MESSAGES:
+            found += [("counts chosen over the cuts", t)
+                      for t in cut_timetables(platform, result, m, unsearched, cuts)]
+            if not found:
+                improvers.append({"max_messages": m, "improver": "deep search",
+                                  "how": "counts chosen over the cuts",
+                                  "result": "none found"})
+        if time_left > 0 and all(t.throughput < optimum for _, t in found):
+            fastest = max([table] + [t for _, t in found], key=lambda t: t.throughput)
+            allowed = min(effort.order_search, time_left)
+            time_left -= allowed
+            found.append(("port orders searched",
+                          searched(fastest, effort.but(order_search=allowed))))
+        fastest = max([table.throughput] + [t.throughput for _, t in found
+                                            if isinstance(t, Timetable)])
+        for words, other in found:
+            improvers.append({"max_messages": m, "improver": "deep search", "how": words,
+                              "result": other if isinstance(other, str) else
+                              f"ratio {ratio_text(other.throughput / optimum)}"})
+            # the fastest, and those as fast (a slower one seldom wins, and counting
+            # it costs two regrowths)
+            if (isinstance(other, Timetable) and other.throughput > table.throughput
+                    and other.throughput == fastest):
+                out.append((m, other, other.throughput / optimum))
+        if any(t.throughput == optimum for _, t in found if isinstance(t, Timetable)):
+            break   # longer periods of ratio 1 deliver less
+    return out
 
 
 def _fits(platform, k: Fraction, optimum: Fraction, rules, max_events: int) -> bool:

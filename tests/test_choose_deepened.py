@@ -1,0 +1,134 @@
+"""Timetables of the ladder searched deeply at ``thorough`` (steady.simulate.choose.
+deepened_timetables, Effort.deep): the ladder builds without the MILP over the cuts and
+the CP-SAT port-order search, and a few promising periods get them."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import pytest
+from hypothesis import assume, given, settings, strategies as st
+
+from steady.generators import mesh_platform, random_platform
+from steady.schedule.cut_counts import CutPool
+from steady.schedule.effort import DEFAULT, THOROUGH
+from steady.schedule.timed import CUT_SPREADS, cut_timetable, cut_timetables
+from steady.simulate.choose import Candidate, deepened_timetables, horizon_choice
+from steady.simulate.horizon import bound
+from steady.throughput import throughput
+
+from helpers import ladder, ratio_of
+
+LADDER = (4, 8, 12, 16)
+K = Fraction(10000)
+
+
+def _top(m, table, ratio, delivered=1):
+    """A counted candidate of the ladder's timetable of M (what the chooser ranks)."""
+    return Candidate(m, table, ratio, "pipelined", "", False, delivered)
+
+
+def _deepened(platform, top, effort=THOROUGH, values=LADDER):
+    result, built = ladder(platform, values)
+    mine = {m: (table, ratio) for m, table, ratio in built}
+    improvers: list = []
+    out = deepened_timetables(platform, result, built, [_top(top, *mine[top])],
+                              bound(result.throughput, K), effort, CutPool(), improvers)
+    return result, mine, out, improvers
+
+
+def test_thorough_searches_a_few_periods_deeply_and_the_others_not():
+    assert THOROUGH.deep == 3 and DEFAULT.deep == 0
+    assert THOROUGH.deep_time == 2 * THOROUGH.order_search == 4.0
+    # the levels whose ladder builds with the searches are unchanged by this bound
+    assert not DEFAULT.cut_counts and not DEFAULT.order_search
+
+
+def test_no_deep_search_without_the_effort_or_a_candidate():
+    platform = mesh_platform(9, seed=2)
+    result, built = ladder(platform, LADDER)
+    m, table, ratio = built[1]
+    cap = bound(result.throughput, K)
+    improvers: list = []
+    assert deepened_timetables(platform, result, built, [_top(m, table, ratio)], cap,
+                               THOROUGH.but(deep=0), CutPool(), improvers) == []
+    assert deepened_timetables(platform, result, built, [], cap, THOROUGH, CutPool(),
+                               improvers) == []
+    assert improvers == []
+
+
+@pytest.mark.slow
+def test_a_small_mesh_gains_at_m_and_below_it_down_to_half():
+    """mesh_platform(9, seed=2), the ladder at 4, 8, 12, 16 (ratios 0.903, 0.939, 0.970,
+    0.976), the best candidate at M = 8: M = 4 and 8 are searched (down to half of 8,
+    smallest first), and both come out faster (0.919 and 0.967)."""
+    platform = mesh_platform(9, seed=2)
+    result, mine, out, improvers = _deepened(platform, 8)
+    assert sorted({m for m, _, _ in out}) == [4, 8]
+    for m, table, ratio in out:
+        table.check()
+        assert table.messages <= m
+        assert mine[m][1] < ratio == ratio_of(table, result.throughput) < 1
+    assert {i["max_messages"] for i in improvers} == {4, 8}
+    assert all(i["improver"] == "deep search" for i in improvers)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("time", [0.0, 2.0, 4.0])
+def test_the_port_order_searches_share_one_budget(time):
+    """The deep search's CP-SAT searches run within ``deep_time`` together, each at most
+    ``order_search``: on mesh_platform(9, seed=2) (best at M = 8: M = 4 and 8 searched,
+    neither reaching ratio 1 on its cut counts) as many as the budget allows."""
+    platform = mesh_platform(9, seed=2)
+    _, _, _, improvers = _deepened(platform, 8, THOROUGH.but(deep_time=time))
+    searches = [i for i in improvers if i["how"] == "port orders searched"]
+    assert len(searches) == int(time // THOROUGH.order_search)
+
+
+@pytest.mark.slow
+@settings(max_examples=6, deadline=None)
+@given(kind=st.sampled_from(["mesh", "random"]), nodes=st.integers(8, 12),
+       seed=st.integers(1, 40), top=st.sampled_from(LADDER), deep=st.integers(1, 3))
+def test_a_deepened_timetable_is_valid_faster_and_within_its_range(kind, nodes, seed, top,
+                                                                   deep):
+    platform = (mesh_platform(nodes, seed=seed) if kind == "mesh"
+                else random_platform(nodes, 0.3, seed=seed))
+    result, mine, out, improvers = _deepened(platform, top, THOROUGH.but(deep=deep))
+    assume(out)
+    ms = [m for m, _, _ in out]
+    assert ms == sorted(ms) and len(set(ms)) <= deep
+    for m, table, ratio in out:
+        table.check()
+        assert 2 <= m <= top <= 2 * m and table.messages <= m
+        assert mine[m][1] < ratio == ratio_of(table, result.throughput) <= 1
+        # a period of ratio 1 ends the search: no longer period comes after it
+        assert ratio < 1 or m == ms[-1]
+    assert len({i["max_messages"] for i in improvers}) <= deep
+
+
+@pytest.mark.slow
+def test_the_chooser_reports_its_deep_searches_and_never_delivers_less_than_default():
+    platform = mesh_platform(9, seed=2)
+    result = throughput(platform, "trees")
+    choice = horizon_choice(platform, result, K, THOROUGH)
+    floor = horizon_choice(platform, result, K, DEFAULT)
+    deep = [i for i in choice.improvers if i["improver"] == "deep search"]
+    assert deep and len({i["max_messages"] for i in deep}) <= THOROUGH.deep
+    assert choice.best.delivered >= floor.best.delivered
+    plan = choice.best.plan(choice.horizon, choice.optimum)
+    assert plan.delivered_by(choice.horizon) == choice.best.delivered
+
+
+@pytest.mark.slow
+def test_cut_timetable_is_the_fastest_of_the_cut_timetables():
+    """cut_timetables gives one timetable per spread of the MILP's objective that finds
+    counts, each valid; cut_timetable keeps the fastest (the first on a tie)."""
+    platform = mesh_platform(9, seed=2)
+    result, _ = ladder(platform, ())
+    tables = cut_timetables(platform, result, 8, THOROUGH, CutPool())
+    one = cut_timetable(platform, result, 8, THOROUGH, CutPool())
+    assert 1 <= len(tables) <= len(CUT_SPREADS)
+    fastest = max(t.throughput for t in tables)
+    first = next(t for t in tables if t.throughput == fastest)
+    assert one.throughput == fastest
+    assert (one.period, one.unit, one.runs) == (first.period, first.unit, first.runs)
