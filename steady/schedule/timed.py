@@ -75,7 +75,7 @@ def timed_timetable(platform, result, max_messages: int, effort=DEFAULT, familie
         if best is None or _faster(found[0], best[1]):
             best = (family.name,) + found
     if effort.cut_counts and _ratio(best[1], optimum) < 1:
-        found = _from_cut_counts(platform, result, max_messages, cuts, effort)
+        found = _from_cut_counts(platform, max_messages, cuts, effort)
         if found is not None and _faster(found[0], best[1]):
             best = (CUT_TREES,) + found
     family, table, messages, how = best
@@ -333,7 +333,7 @@ CUT_SPREADS = (0.0, 0.01)
 CUT_TREES = "spanning arborescences of the counts"
 
 
-def _from_cut_counts(platform, result, messages: int, cuts: CutPool | None, effort):
+def _from_cut_counts(platform, messages: int, cuts: CutPool | None, effort):
     """(timetable, messages, how) on ``messages`` spanning arborescences packed into
     counts chosen over the cuts (:func:`.cut_counts.cut_counts`, 002 Thm 5 for the
     packing), the best of :data:`CUT_SPREADS`, the ports' orders searched; None when
@@ -374,7 +374,7 @@ def cut_timetable(platform, result, messages: int, effort=DEFAULT,
     finite-horizon chooser asks for it at a few M where rounded and searched counts
     lose (:func:`steady.simulate.choose.recounted_timetables`); None when those counts
     do not apply or are not found within the MILP's bounds."""
-    found = _from_cut_counts(as_platform(platform), result, messages, cuts,
+    found = _from_cut_counts(as_platform(platform), messages, cuts,
                              effort_of(effort))
     if found is None:
         return None

@@ -116,8 +116,9 @@ def routed_cleanup(pattern: PeriodicPattern, batches: int, unit: int | None = No
     :func:`grid_unit`), routed once per pattern, B and unit: the count routes B = W, and
     the report asks for that clean-up's length again."""
     if unit is None:   # read once per pattern: an lcm over every arc
-        unit = pattern.__dict__.get("_grid_unit") or grid_unit(pattern)
-        pattern._grid_unit = unit
+        if "_grid_unit" not in pattern.__dict__:
+            pattern.__dict__["_grid_unit"] = grid_unit(pattern)
+        unit = pattern.__dict__["_grid_unit"]
     if unit % pattern.unit:
         raise ValueError(f"{unit} ticks per time unit do not hold the period's {pattern.unit}")
     done = pattern.__dict__.setdefault("_routed", {})
