@@ -110,21 +110,44 @@ def grid_unit(pattern: PeriodicPattern, slack: int = GRID_SLACK) -> int:
     return exact if exact <= scale * pattern.unit else scale * pattern.unit
 
 
-def routed_cleanup(pattern: PeriodicPattern, batches: int, unit: int | None = None) -> Cleanup:
+def routed_cleanup(pattern: PeriodicPattern, batches: int, unit: int | None = None,
+                   shifted: bool = True) -> Cleanup:
     """The clean-up of ``batches`` >= W whole batches routed afresh (module docstring)
     in ``unit`` ticks per time unit (a multiple of the period's; default
-    :func:`grid_unit`), routed once per pattern, B and unit: the count routes B = W, and
-    the report asks for that clean-up's length again."""
+    :func:`grid_unit`), routed once per pattern and unit: the count routes B = W, and
+    the clean-up of B > W is that one shifted by (B - W)·M messages (module docstring,
+    "Counting"; :func:`shifted_cleanup`); with ``shifted`` False routed afresh and not
+    remembered (the tests compare the two).  The plan built on it is checked message by message
+    (:func:`steady.simulate.plan.check_plan`) either way."""
     if unit is None:   # read once per pattern: an lcm over every arc
         if "_grid_unit" not in pattern.__dict__:
             pattern.__dict__["_grid_unit"] = grid_unit(pattern)
         unit = pattern.__dict__["_grid_unit"]
     if unit % pattern.unit:
         raise ValueError(f"{unit} ticks per time unit do not hold the period's {pattern.unit}")
+    if not shifted:    # routed afresh, not remembered (the tests compare the two)
+        return _routed(pattern, batches, unit)
     done = pattern.__dict__.setdefault("_routed", {})
     if (batches, unit) not in done:
-        done[(batches, unit)] = _routed(pattern, batches, unit)
+        w = pattern.warmup
+        if w and batches > w:
+            done[(batches, unit)] = shifted_cleanup(routed_cleanup(pattern, w, unit),
+                                                    batches, pattern.messages)
+        else:
+            done[(batches, unit)] = _routed(pattern, batches, unit)
     return done[(batches, unit)]
+
+
+def shifted_cleanup(template: Cleanup, batches: int, messages: int) -> Cleanup:
+    """The clean-up after ``batches`` whole batches from the one after ``template``'s
+    (fewer, at least W): every message number d·M higher, d the batches between, the
+    same times from the clean-up's start (the greedy compares only message numbers and
+    times, and the state it starts from is the same up to that shift: module
+    docstring, "Counting").  Ours."""
+    d = (batches - template.batches) * messages
+    return Cleanup(batches, template.unit,
+                   tuple((u, v, g + d, s, e) for u, v, g, s, e in template.events),
+                   {g + d: t for g, t in template.completion.items()})
 
 
 def _routed(pattern: PeriodicPattern, batches: int, unit: int) -> Cleanup:
