@@ -168,14 +168,21 @@ def _routed(pattern: PeriodicPattern, batches: int, unit: int) -> Cleanup:
     left = {g: len(lack) for g, lack in lacking.items()}
     last = dict.fromkeys(lacking, 0)
     events, completion = [], {}
+    busy_out, busy_in = clock.busy_out, clock.busy_in   # the clock's own sets
+    full = clock.full if clock.parts else None          # no shared link: never full
     while clock:
         t, arrived = clock.advance()
         for _, v, g in arrived:
             held[g].add(v)
         # the in-ports with the most work left first (messages lacked x cheapest link)
-        for v in sorted((v for v in wants if wants[v] and v not in clock.busy_in),
+        for v in sorted((v for v in wants if wants[v] and v not in busy_in),
                         key=lambda v: (-len(wants[v]) * into[v][0][1], v)):
-            pick = _oldest_offer(v, oldest[v], wants[v], into.get(v, ()), held, clock)
+            # the neighbours with a free out-port (and room on the shared links between)
+            free = [u for u, _ in into.get(v, ()) if u not in busy_out
+                    and (full is None or not full((u, v)))]
+            if not free:
+                continue
+            pick = _oldest_offer(oldest[v], wants[v], free, held)
             if pick is None:
                 continue
             g, u = pick
@@ -192,14 +199,12 @@ def _routed(pattern: PeriodicPattern, batches: int, unit: int) -> Cleanup:
     return Cleanup(batches, unit, tuple(events), completion)
 
 
-def _oldest_offer(v, oldest, wants, senders, held, clock):
-    """(message, sender): the oldest message v lacks that a neighbour with a free
-    out-port (and room on the shared links between) holds, from the cheapest link.
-    ``oldest``: v's lacked messages in increasing order, those received since dropped
-    from the front as they are met (``wants``: the ones still lacked)."""
-    free = [u for u, _ in senders if u not in clock.busy_out and not clock.full((u, v))]
-    if not free:
-        return None
+def _oldest_offer(oldest, wants, free, held):
+    """(message, sender): the oldest message a node lacks that one of ``free`` (its
+    neighbours with a free out-port and room on the shared links between, cheapest
+    link first) holds, from the first such.  ``oldest``: the node's lacked messages in
+    increasing order, those received since dropped from the front as they are met
+    (``wants``: the ones still lacked)."""
     while oldest and oldest[0] not in wants:
         oldest.pop(0)
     for g in oldest:
