@@ -103,6 +103,8 @@ def scaled_up(values: list[int], n: int, q: int) -> list[int]:
                 rest -= q
             last = v
         out.append(quotient + 1 if rest else quotient)
+    if out and out[-1] != -(-values[-1] * n // q):
+        raise AssertionError("postcondition: scaled_up's running sum lost the ceiling")
     return out
 
 
