@@ -4,7 +4,10 @@ check_plan, never plans a transfer shorter than its cost, keeps the order of the
 and stretches every time by at most 1 + ε plus two ticks; the chooser's plan keeps its
 count."""
 
+from dataclasses import replace
 from fractions import Fraction
+
+import pytest
 
 from hypothesis import assume, given, reject, settings
 from hypothesis import strategies as st
@@ -15,7 +18,8 @@ from steady.platform import Link, Platform
 from steady.simulate.choose import horizon_choice
 from steady.simulate.horizon import transfers_needed
 from steady.simulate.plan import check_plan
-from steady.simulate.plan_grid import SHORTEST_TICKS, grid_for, on_grid, on_grid_keeping
+from steady.simulate.plan_grid import SHORTEST_TICKS, grid_for, on_grid, on_grid_keeping, \
+    scaled_up
 from steady.simulate.rerouted import routed_cleanup
 from steady.simulate.unroll import FORWARDING, PIPELINED, PeriodicPattern, TooManySlots, \
     periodic_plan
@@ -115,3 +119,41 @@ def test_the_chooser_puts_a_routed_clean_up_s_plan_on_the_grid_with_its_count():
     plan = others[0].plan(choice.horizon, choice.optimum)
     assert plan.unit == others[0].table.unit and "grid" not in plan.about
     assert plan.delivered_by(choice.horizon) == others[0].delivered
+
+
+@settings(max_examples=examples(200))
+@given(st.lists(st.integers(-10**40, 10**40), max_size=30), st.integers(-10**30, 10**30),
+       st.integers(1, 10**30), st.booleans())
+def test_scaled_up_is_the_ceiling_of_each_value_scaled(values, n, q, ordered):
+    """Each value's own ceil(v·n/q), in any order of the values and any sign (the
+    running remainder carries across steps of either sign); repeated steps, as a plan's
+    periods have, reuse one division."""
+    values = sorted(values) if ordered else values
+    assert scaled_up(values, n, q) == [-(-v * n // q) for v in values]
+
+
+def test_scaled_up_over_repeated_periods():
+    """Starts of 50 periods of three transfers (steps repeat): the ceilings exact."""
+    n, q = 10**9 + 7, 998244353 * 10**20 + 3
+    values = [p * 7919 * 10**25 + s for p in range(50) for s in (0, 3 * 10**24, 5 * 10**25)]
+    assert scaled_up(values, n, q) == [-(-v * n // q) for v in values]
+
+
+def test_an_unchecked_plan_comes_back_checked():
+    """on_grid_keeping checks the plan it returns, the exact one too (the chooser hands
+    it the exact plan unchecked): a plan whose transfer overlaps another on a port is
+    refused whether or not it goes onto the grid."""
+    platform = four_digit_chain()
+    result = throughput(platform, "trees")
+    choice = horizon_choice(platform, result, 2000)
+    c = next(c for c in choice.candidates if c.routed_cleanup)
+    plan = periodic_plan(c.pattern, c.batches, None, routed_cleanup(c.pattern, c.batches),
+                         check=False)
+    first, second = plan.transfers[0], plan.transfers[1]
+    # the second transfer moved onto the first one's start, on the same out-port
+    broken = second._replace(tail=first.tail, release=first.release)
+    bad = replace(plan, transfers=(first, broken) + plan.transfers[2:])
+    assert check_plan(bad)
+    for grid in (10**8, bad.unit):    # on the grid / kept exact (unit not coarser)
+        with pytest.raises(AssertionError, match="postcondition"):
+            on_grid_keeping(bad, choice.horizon, grid)

@@ -117,8 +117,10 @@ def test_routed_cleanup_is_valid_and_the_same_for_every_b(pattern, extra):
     plan = routed_plan(pattern, w + extra)   # checked message by message when built
     assert check_plan(plan) == [] and plan.broadcasts == (w + extra) * m
     assert None not in plan.completion()
-    cleanup = routed_cleanup(pattern, w + extra)
+    cleanup = routed_cleanup(pattern, w + extra, shifted=False)   # routed afresh
     template = routed_cleanup(pattern, w)
+    # what the plan is built on (the template shifted) is that clean-up
+    assert routed_cleanup(pattern, w + extra) == cleanup
     assert cleanup.completion == {g + extra * m: t for g, t in template.completion.items()}
     assert [(u, v, g + extra * m, s, e) for u, v, g, s, e in template.events] \
         == list(cleanup.events)
@@ -200,8 +202,9 @@ def test_a_clean_up_on_the_coarse_grid_checks_and_counts(pattern, extra, periods
     by K."""
     unit, platform = pattern.unit, pattern.platform
     w, m = pattern.warmup, pattern.messages
-    cleanup = routed_cleanup(pattern, w + extra, unit)
+    cleanup = routed_cleanup(pattern, w + extra, unit, shifted=False)   # afresh
     template = routed_cleanup(pattern, w, unit)
+    assert routed_cleanup(pattern, w + extra, unit) == cleanup
     assert all(e - s == math.ceil(platform.cost(u, v) * unit) >= platform.cost(u, v) * unit
                for u, v, _, s, e in cleanup.events)
     # the branch under test: some transfer holds its ports longer than its cost

@@ -48,6 +48,7 @@ from __future__ import annotations
 import bisect
 import heapq
 import math
+from collections import Counter
 
 from ..exact.connectivity import Propagation
 from ..platform import Arc
@@ -421,10 +422,10 @@ def _check_idle_slots(platform, before, after, unit: int, period: int) -> None:
     cost = {arc: int(platform.cost(*arc) * unit) for arc in set(before) | set(after)}
     busy = busy_intervals(platform, before, cost)
     for arc, starts in after.items():
-        left = list(before.get(arc, ()))
+        left = Counter(before.get(arc, ()))   # each of old's slots used at most once
         for start in starts:
-            if start in left:
-                left.remove(start)
+            if left[start]:
+                left[start] -= 1
                 continue
             end = start + cost[arc]
             for port in (("out", arc[0]), ("in", arc[1])):

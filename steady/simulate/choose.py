@@ -114,8 +114,8 @@ class Candidate:
         # a routed clean-up's plan on a coarse grid when its unit has more digits than
         # its times need (the same count; issue 41 keeps the other plans' bytes)
         cleanup = routed_cleanup(self.pattern, self.batches)
-        return on_grid_keeping(periodic_plan(self.pattern, self.batches, None, cleanup, about),
-                               horizon)
+        return on_grid_keeping(periodic_plan(self.pattern, self.batches, None, cleanup, about,
+                                             check=False), horizon)
 
     def to_dict(self) -> dict:
         doc = {"max_messages": self.max_messages, "messages_per_period": self.table.messages,

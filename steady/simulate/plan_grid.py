@@ -32,7 +32,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 from ..numbers import format_exact
-from .plan import Plan, Transfer, checked
+from .plan import Plan, Transfer, checked, collector_paused
 
 #: The shortest transfer lasts at least this many ticks of the grid, and times stretch by
 #: at most 2 / SHORTEST_TICKS: 2·10^-9, 0.0002 time units at K = 10^5.
@@ -50,6 +50,7 @@ def grid_for(plan: Plan, slack: int = SHORTEST_TICKS) -> int:
     return grid
 
 
+@collector_paused()   # 10^5..10^6 transfers made, none in a cycle
 def on_grid(plan: Plan, grid: int | None = None) -> Plan:
     """``plan`` on ``grid`` ticks per time unit (default :func:`grid_for`; module
     docstring), checked; the plan itself when its unit is not coarser than the grid
@@ -66,10 +67,11 @@ def on_grid(plan: Plan, grid: int | None = None) -> Plan:
     n, q = stretch.numerator, stretch.denominator
     durations = {d: -(-d * grid // plan.unit) for d in {t.duration for t in plan.transfers}}
     make = tuple.__new__   # Transfer(...) without its Python-level __new__
-    transfers = tuple(make(Transfer, (i, tail, head, first, count, -(-release * n // q),
+    starts = scaled_up([t[5] for t in plan.transfers], n, q)
+    transfers = tuple(make(Transfer, (i, tail, head, first, count, start,
                                       durations[duration], tree))
-                      for i, tail, head, first, count, release, duration, tree
-                      in plan.transfers)
+                      for (i, tail, head, first, count, _, duration, tree), start
+                      in zip(plan.transfers, starts))
     makespan = max(t[5] + t[6] for t in transfers)
     about = dict(plan.about)
     # 1 + ε, exact (its digits are the shortest cost's, not the unit's)
@@ -79,10 +81,40 @@ def on_grid(plan: Plan, grid: int | None = None) -> Plan:
                         transfers, makespan, about, plan.platform, plan.collective))
 
 
+def scaled_up(values: list[int], n: int, q: int) -> list[int]:
+    """[ceil(v·n / q) for v in ``values``] (integers, q > 0), exact: each from the last by
+    the step between them, divmod(step·n, q) worked out once per distinct step.  Ours:
+    a plan's starts are sorted and its steady periods repeat the same steps, so this
+    replaces one product and one division of numbers of hundreds of digits per transfer
+    by additions (a running quotient and remainder)."""
+    out = []
+    steps: dict = {}
+    last, quotient, rest = 0, 0, 0     # last·n = quotient·q + rest, 0 <= rest < q
+    for v in values:
+        step = v - last
+        if step:
+            known = steps.get(step)
+            if known is None:
+                known = steps[step] = divmod(step * n, q)
+            quotient += known[0]
+            rest += known[1]
+            if rest >= q:
+                quotient += 1
+                rest -= q
+            last = v
+        out.append(quotient + 1 if rest else quotient)
+    if out and out[-1] != -(-values[-1] * n // q):
+        raise AssertionError("postcondition: scaled_up's running sum lost the ceiling")
+    return out
+
+
 def on_grid_keeping(plan: Plan, horizon, grid: int | None = None) -> Plan:
     """:func:`on_grid`, or ``plan`` itself when the grid's plan delivers a different
-    count by ``horizon`` (the count ``steady simulate`` reports is the exact plan's)."""
+    count by ``horizon`` (the count ``steady simulate`` reports is the exact plan's);
+    checked either way (:func:`steady.simulate.plan.check_plan`), so ``plan`` may come
+    unchecked: only the plan returned is checked, once (issue 41: the exact plan's
+    check cost as much as the grid's, for a plan that is then dropped)."""
     coarse = on_grid(plan, grid)
     if coarse is plan or coarse.delivered_by(horizon) != plan.delivered_by(horizon):
-        return plan
+        return checked(plan)
     return coarse

@@ -110,21 +110,44 @@ def grid_unit(pattern: PeriodicPattern, slack: int = GRID_SLACK) -> int:
     return exact if exact <= scale * pattern.unit else scale * pattern.unit
 
 
-def routed_cleanup(pattern: PeriodicPattern, batches: int, unit: int | None = None) -> Cleanup:
+def routed_cleanup(pattern: PeriodicPattern, batches: int, unit: int | None = None,
+                   shifted: bool = True) -> Cleanup:
     """The clean-up of ``batches`` >= W whole batches routed afresh (module docstring)
     in ``unit`` ticks per time unit (a multiple of the period's; default
-    :func:`grid_unit`), routed once per pattern, B and unit: the count routes B = W, and
-    the report asks for that clean-up's length again."""
+    :func:`grid_unit`), routed once per pattern and unit: the count routes B = W, and
+    the clean-up of B > W is that one shifted by (B - W)·M messages (module docstring,
+    "Counting"; :func:`shifted_cleanup`); with ``shifted`` False routed afresh and not
+    remembered (the tests compare the two).  The plan built on it is checked message by message
+    (:func:`steady.simulate.plan.check_plan`) either way."""
     if unit is None:   # read once per pattern: an lcm over every arc
         if "_grid_unit" not in pattern.__dict__:
             pattern.__dict__["_grid_unit"] = grid_unit(pattern)
         unit = pattern.__dict__["_grid_unit"]
     if unit % pattern.unit:
         raise ValueError(f"{unit} ticks per time unit do not hold the period's {pattern.unit}")
+    if not shifted:    # routed afresh, not remembered (the tests compare the two)
+        return _routed(pattern, batches, unit)
     done = pattern.__dict__.setdefault("_routed", {})
     if (batches, unit) not in done:
-        done[(batches, unit)] = _routed(pattern, batches, unit)
+        w = pattern.warmup
+        if w and batches > w:
+            done[(batches, unit)] = shifted_cleanup(routed_cleanup(pattern, w, unit),
+                                                    batches, pattern.messages)
+        else:
+            done[(batches, unit)] = _routed(pattern, batches, unit)
     return done[(batches, unit)]
+
+
+def shifted_cleanup(template: Cleanup, batches: int, messages: int) -> Cleanup:
+    """The clean-up after ``batches`` whole batches from the one after ``template``'s
+    (fewer, at least W): every message number d·M higher, d the batches between, the
+    same times from the clean-up's start (the greedy compares only message numbers and
+    times, and the state it starts from is the same up to that shift: module
+    docstring, "Counting").  Ours."""
+    d = (batches - template.batches) * messages
+    return Cleanup(batches, template.unit,
+                   tuple((u, v, g + d, s, e) for u, v, g, s, e in template.events),
+                   {g + d: t for g, t in template.completion.items()})
 
 
 def _routed(pattern: PeriodicPattern, batches: int, unit: int) -> Cleanup:
@@ -145,14 +168,21 @@ def _routed(pattern: PeriodicPattern, batches: int, unit: int) -> Cleanup:
     left = {g: len(lack) for g, lack in lacking.items()}
     last = dict.fromkeys(lacking, 0)
     events, completion = [], {}
+    busy_out, busy_in = clock.busy_out, clock.busy_in   # the clock's own sets
+    full = clock.full if clock.parts else None          # no shared link: never full
     while clock:
         t, arrived = clock.advance()
         for _, v, g in arrived:
             held[g].add(v)
         # the in-ports with the most work left first (messages lacked x cheapest link)
-        for v in sorted((v for v in wants if wants[v] and v not in clock.busy_in),
+        for v in sorted((v for v in wants if wants[v] and v not in busy_in),
                         key=lambda v: (-len(wants[v]) * into[v][0][1], v)):
-            pick = _oldest_offer(v, oldest[v], wants[v], into.get(v, ()), held, clock)
+            # the neighbours with a free out-port (and room on the shared links between)
+            free = [u for u, _ in into.get(v, ()) if u not in busy_out
+                    and (full is None or not full((u, v)))]
+            if not free:
+                continue
+            pick = _oldest_offer(oldest[v], wants[v], free, held)
             if pick is None:
                 continue
             g, u = pick
@@ -169,14 +199,12 @@ def _routed(pattern: PeriodicPattern, batches: int, unit: int) -> Cleanup:
     return Cleanup(batches, unit, tuple(events), completion)
 
 
-def _oldest_offer(v, oldest, wants, senders, held, clock):
-    """(message, sender): the oldest message v lacks that a neighbour with a free
-    out-port (and room on the shared links between) holds, from the cheapest link.
-    ``oldest``: v's lacked messages in increasing order, those received since dropped
-    from the front as they are met (``wants``: the ones still lacked)."""
-    free = [u for u, _ in senders if u not in clock.busy_out and not clock.full((u, v))]
-    if not free:
-        return None
+def _oldest_offer(oldest, wants, free, held):
+    """(message, sender): the oldest message a node lacks that one of ``free`` (its
+    neighbours with a free out-port and room on the shared links between, cheapest
+    link first) holds, from the first such.  ``oldest``: the node's lacked messages in
+    increasing order, those received since dropped from the front as they are met
+    (``wants``: the ones still lacked)."""
     while oldest and oldest[0] not in wants:
         oldest.pop(0)
     for g in oldest:

@@ -480,11 +480,13 @@ def share_for(pattern: PeriodicPattern, broadcasts: int) -> tuple[int, list[int]
 
 @collector_paused()
 def periodic_plan(pattern: PeriodicPattern, batches: int, share=None, cleanup=None,
-                  about=None) -> Plan:
+                  about=None, check: bool = True) -> Plan:
     """The finite schedule of ``batches`` batches (:func:`finite_schedule`) as a checked
     plan; with ``cleanup`` (a :class:`steady.simulate.rerouted.Cleanup` of these
     batches) the clean-up is that one, from the end of the last steady period, instead
-    of the periods' own."""
+    of the periods' own.  ``check=False``: not checked here, for a caller that checks
+    the plan it keeps (:func:`steady.simulate.plan_grid.on_grid_keeping` checks the plan
+    on the grid, or this one when it keeps it)."""
     scale = 1 if cleanup is None else cleanup.unit // pattern.unit
     if share is None and batches >= max(pattern.warmup, 1) and _slots_per_period(pattern):
         # whole batches: the steady periods are one period shifted (_steady_rows)
@@ -513,10 +515,10 @@ def periodic_plan(pattern: PeriodicPattern, batches: int, share=None, cleanup=No
             "forwarding": pattern.forwarding, "warmup_periods": pattern.warmup,
             "batches": batches, "cleanup": "routed afresh" if cleanup else "on the trees"}
     info.update(about or {})
-    return checked(Plan("steady schedule", nodes, nodes.index(pattern.source),
-                        messages, unit, transfers,
-                        max((s + c for s, _, _, _, c, _ in rows), default=0), info,
-                        pattern.platform))
+    plan = Plan("steady schedule", nodes, nodes.index(pattern.source), messages, unit,
+                transfers, max((s + c for s, _, _, _, c, _ in rows), default=0), info,
+                pattern.platform)
+    return checked(plan) if check else plan
 
 
 @collector_paused()
