@@ -255,6 +255,11 @@ def horizon_choice(platform, result, horizon, effort=DEFAULT, rules=None, most=N
                          max((c.delivered for c in tried), default=0))
         runners += _routed(runners, k, effort.routed,
                            max((c.delivered for c in tried + extra), default=0))
+        # the trees of the one that delivers the most grown once more, for less lag
+        again = regrown_again(tried + extra + runners, effort, k, cap, improvers)
+        runners += again + _routed(again, k, effort.routed,
+                                   max((c.delivered for c in tried + extra + runners),
+                                       default=0))
     if LISTED in rules and (effort.list_run or asked) and _fits(platform, k, optimum,
                                                                 rules, max_events):
         tried += _listed(built, regrowths, k, optimum)
@@ -572,6 +577,32 @@ def _routed(tried, k: Fraction, most: int, known: int = 0) -> list[Candidate]:
             out.append(replace(c, routed_cleanup=True, delivered=routed[0],
                                batches=routed[1]))
             known = max(known, routed[0])
+    return out
+
+
+def regrown_again(tried, effort, k: Fraction, cap: Fraction, improvers: list) -> list:
+    """The candidates of the timetable of the candidate of ``tried`` that delivers the
+    most, when it is pipelined with regrown trees, with those trees regrown once more
+    (:func:`steady.schedule.regrow.regrown` of the regrown timetable, through its slots
+    and the idle ones) within ``effort.again_swaps`` exchanges; ``improvers`` is told
+    what was done.  Same period and ratio: only the lags change, and the choice keeps
+    the candidate that delivers the most.  Ours: the first regrowth's exchange budget
+    leaves lags that a larger one on the one timetable that matters shortens (generated
+    random-50 seed 4, M = 45: warm-up 5 -> 3 periods, 7109 -> 7118 messages)."""
+    if not effort.again_swaps or not tried:
+        return []
+    top = _most_delivered(tried)
+    if top.forwarding != PIPELINED or not top.regrown:
+        return []
+    said = {"max_messages": top.max_messages, "improver": "regrow",
+            "how": "the chosen trees once more"}
+    again = regrown(top.table, effort.again_swaps, True)
+    if isinstance(again, str):
+        improvers.append(dict(said, result=again))
+        return []
+    out = _counted(top.max_messages, again, top.ratio, top.regrown, (PIPELINED,), k, cap)
+    after = min((c.pattern.warmup for c in out), default=None)
+    improvers.append(dict(said, result=f"warm-up {top.pattern.warmup} -> {after} periods"))
     return out
 
 
