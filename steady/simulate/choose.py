@@ -23,7 +23,10 @@ makes each of those periods longer.  :func:`horizon_choice` builds a *candidate 
   (:func:`recounted_timetables`), regrown and counted beside the others;
 * at ``default``, when the timetable of the best candidate has a period well above its
   largest port load, its port orders searched (:func:`searched_timetables`), regrown
-  and counted beside the others;
+  and counted beside the others; so are those of up to :data:`RUNNERS_UP` other
+  timetables that could overtake it were that gap closed (:func:`searched_runners_up`),
+  counted after all the others, and then the trees of the one that delivers the most
+  regrown once more with a larger exchange budget (:func:`regrown_again`);
 * at ``thorough``, the ladder built without the costly searches (``Effort.deep``), and
   its few most promising timetables of ratio below 1 built again with them
   (:func:`deepened_timetables`), regrown and counted beside the others;
