@@ -3,6 +3,8 @@
 (steady.simulate.choose.searched_timetables); proofs/timed-schedule.md, "Port orders
 searched"."""
 
+import math
+from dataclasses import replace
 from fractions import Fraction
 
 from hypothesis import given, settings
@@ -14,7 +16,8 @@ from steady.schedule.effort import DEFAULT
 from steady.schedule.list_schedule import _port_ends
 from steady.schedule.order_search import neighbourhood_searched, searched_runs
 from steady.schedule.timetable import Timetable
-from steady.simulate.choose import PIPELINED, SEARCH_ABOVE, _counted, searched_timetables
+from steady.simulate.choose import PIPELINED, SEARCH_ABOVE, _counted, searched_runners_up, \
+    searched_timetables
 from steady.simulate.horizon import bound
 from steady.verify import verify
 
@@ -81,3 +84,40 @@ def test_the_chooser_searches_the_chosen_timetable_when_it_ends_late():
     sources, tried = _chooser_view(late, optimum)
     assert searched_timetables(sources, {}, tried, optimum, DEFAULT.but(order_lns=0.0),
                                []) == []
+
+
+def test_the_chooser_searches_a_runner_up_that_could_overtake():
+    """seed 39, 5 messages, as a runner-up (ends 4.8 % after its load) beside a chosen
+    candidate of another timetable that delivers one message more: closing the gap
+    could overtake it, so the runner-up is searched (to its load, same counts and
+    trees) and the improver says so; not when the chosen one delivers at least what the
+    runner-up could reach at its load, not the chosen timetable itself, not without a
+    budget."""
+    platform, result, late, load = late_timetable(39, 5)
+    optimum = result.throughput
+    horizon = Fraction(100_000)
+    cap = bound(optimum, horizon)
+    sources, tried = _chooser_view(late, optimum, horizon)
+    other = neighbourhood_searched(late, DEFAULT.order_lns)
+    assert isinstance(other, Timetable)
+    mine = max(c.delivered for c in tried)
+    ratio = sources[0][2]
+    hope = mine + (ratio * late.period_time / load - ratio) * cap
+    assert hope > mine + 1
+    top = replace(tried[0], table=other, delivered=mine + 1)
+    said = []
+    found = searched_runners_up(sources, {}, tried + [top], optimum, cap, DEFAULT, said)
+    assert len(found) == 1 and len(said) == 1
+    m, better, again = found[0]
+    assert m == late.messages and better.period_time == load
+    assert better.counts == late.counts and better.trees == late.trees
+    assert again == better.throughput / optimum > ratio
+    assert said[0]["improver"] == "order search" and "overtake" in said[0]["how"]
+    # the chosen one already delivers what the runner-up could reach: not searched
+    out_of_reach = replace(top, delivered=math.ceil(hope))
+    assert searched_runners_up(sources, {}, tried + [out_of_reach], optimum, cap,
+                               DEFAULT, []) == []
+    # the chosen timetable is searched_timetables' business, not this one's
+    assert searched_runners_up(sources, {}, tried, optimum, cap, DEFAULT, []) == []
+    assert searched_runners_up(sources, {}, tried + [top], optimum, cap,
+                               DEFAULT.but(order_lns=0.0), []) == []

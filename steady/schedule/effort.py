@@ -107,6 +107,10 @@ class Effort:
     #: that delivers the most, when its period is well above its largest port load
     #: (:func:`steady.simulate.choose.searched_timetables`); 0: not tried.
     order_lns: float = 0.0
+    #: Exchanges evaluated when the trees of the candidate that delivers the most are
+    #: regrown once more, through their own and idle slots
+    #: (:func:`steady.simulate.choose.regrown_again`); 0: not tried.
+    again_swaps: int = 0
     #: A level (its name) whose candidate table :func:`steady.simulate.choose.horizon_choice`
     #: also builds and counts beside this one's, so that this level never delivers less
     #: by the horizon than that one (its ladder, trees and rebuilds differ: on
@@ -141,7 +145,8 @@ DEFAULT = Effort("default", families=1, list_rounds=4, tight_rounds=40, rules=2,
                  swap_moves=30_000, regrow_both=False,
                  ladder=(1, 2, 4, 8, 12, 16, 24, 32, 48, 64, 100, 200, 500, 1000),
                  regrown=3, patience=2, list_run=False, routed=4, period_rule=False,
-                 slack_rounds=4, rebuilt=2, recounted=3, order_lns=2.0)
+                 slack_rounds=4, rebuilt=2, recounted=3, order_lns=2.0,
+                 again_swaps=300_000)
 THOROUGH = Effort("thorough", families=2, list_rounds=40, tight_rounds=200, rules=8, round_rules=8, run_placements=400_000,
                   all_placements=1_200_000, dinkelbach=True, count_kicks=100, cut_counts=True, order_search=2.0,
                   swap_moves=300_000, regrow_both=True,
