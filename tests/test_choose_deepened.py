@@ -12,6 +12,7 @@ from hypothesis import assume, given, settings, strategies as st
 from steady.generators import mesh_platform, random_platform
 from steady.schedule.cut_counts import CutPool
 from steady.schedule.effort import DEFAULT, THOROUGH
+from steady.schedule.order_search import neighbourhood_searched
 from steady.schedule.timed import CUT_SPREADS, cut_timetable, cut_timetables
 from steady.simulate.choose import Candidate, deepened_timetables, horizon_choice
 from steady.simulate.horizon import bound
@@ -83,6 +84,35 @@ def test_the_port_order_searches_share_one_budget(time):
     _, _, _, improvers = _deepened(platform, 8, THOROUGH.but(deep_time=time))
     searches = [i for i in improvers if i["how"] == "port orders searched"]
     assert len(searches) == int(time // THOROUGH.order_search)
+
+
+@pytest.mark.slow
+def test_the_deep_port_order_search_is_the_neighbourhood_search_of_the_fastest():
+    """At each M searched deeply without reaching ratio 1 on its cut counts
+    (mesh_platform(9, seed=2), best at M = 8: M = 4 and 8), the port orders searched
+    are those of the fastest of the ladder's and the cut timetables, by CP-SAT's
+    neighbourhoods alone within ``order_search`` (the budget allows both): the same
+    trees and counts, the same timetable as that search run on its own, and the
+    deepened timetable of M is the fastest found."""
+    platform = mesh_platform(9, seed=2)
+    result, mine, out, improvers = _deepened(platform, 8)
+    searches = [i for i in improvers if i["how"] == "port orders searched"]
+    assert [i["max_messages"] for i in searches] == [4, 8]
+    cuts = CutPool()   # shared as the deep search shares it, smallest M first
+    for m in (4, 8):
+        sources = [mine[m][0]] + cut_timetables(platform, result, m,
+                                                 THOROUGH.but(order_search=0.0), cuts)
+        fastest = max(sources, key=lambda t: t.throughput)
+        again = neighbourhood_searched(fastest, THOROUGH.order_search)
+        said = next(i for i in searches if i["max_messages"] == m)["result"]
+        ours = [t for n, t, _ in out if n == m]
+        if isinstance(again, str):
+            assert said == again
+            continue
+        assert again.trees == fastest.trees and again.counts == fastest.counts
+        assert again.period < fastest.period
+        assert any(t.period == again.period and dict(t.runs) == dict(again.runs)
+                   for t in ours)
 
 
 @pytest.mark.slow

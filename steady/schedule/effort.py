@@ -121,7 +121,8 @@ class Effort:
     #: built with them.  ``steady schedule`` (one M) always uses both.
     deep: int = 0
     #: CP-SAT's deterministic time for all the port-order searches of those periods
-    #: together (each at most ``order_search``).
+    #: together (each at most ``order_search``; its large neighbourhood search,
+    #: :func:`.order_search.neighbourhood_searched`).
     deep_time: float = 0.0
 
     def but(self, **changes) -> "Effort":

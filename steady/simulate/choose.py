@@ -50,7 +50,7 @@ from fractions import Fraction
 from ..numbers import format_exact, ratio_text
 from ..schedule.cut_counts import CutPool
 from ..schedule.effort import DEFAULT, effort as effort_of
-from ..schedule.order_search import neighbourhood_searched, searched
+from ..schedule.order_search import neighbourhood_searched
 from ..schedule.regrow import most_regrown, regrowable, regrown
 from ..schedule.timed import CUT_MESSAGES, cut_timetable, cut_timetables, ratio_bound, \
     ratio_hint, timed_timetable, tree_families
@@ -407,9 +407,10 @@ def deepened_timetables(platform, result, built, tried, cap: Fraction, effort, c
     link counts chosen over the cuts by the MILP, one timetable per spread of its
     objective (:func:`steady.schedule.timed.cut_timetables`); when none reaches ratio
     1, the fastest of those and the ladder's own with its port orders searched by
-    CP-SAT (:func:`steady.schedule.order_search.searched`, same trees and counts),
-    within ``effort.deep_time`` of CP-SAT's deterministic time for all of them
-    together (each search at most ``effort.order_search``).  The fastest timetable
+    CP-SAT's large neighbourhood search
+    (:func:`steady.schedule.order_search.neighbourhood_searched`, same trees and
+    counts), within ``effort.deep_time`` of CP-SAT's deterministic time for all of
+    them together (each search at most ``effort.order_search``).  The fastest timetable
     found for each M, and every one as fast, when it beats the ladder's of the same M,
     as (M, table, ratio) (timetables of one ratio differ in how far their regrown trees
     lag); once one reaches ratio 1 the longer periods are not searched (at the same
@@ -418,7 +419,11 @@ def deepened_timetables(platform, result, built, tried, cap: Fraction, effort, c
     those searches take most of a ``thorough`` run when given every M (on a 65-node
     random platform, 20 CPU-s of MILP per M from M = 2 on), and pay where they bring a
     short period to ratio 1 (samples/random-50: the ladder as built reaches ratio 1 at
-    M = 20, the MILP at M = 10, which delivers more by the horizon)."""
+    M = 20, the MILP at M = 10, which delivers more by the horizon).  The
+    neighbourhoods, not CP-SAT's whole search
+    (:func:`steady.schedule.order_search.searched`): on counts tight on many ports the
+    whole search stalls where the neighbourhoods reach the largest port load within
+    the same deterministic time (benchmarks/thorough-41.md, benchmarks/listgap.md)."""
     if not effort.deep or not tried:
         return []
     optimum = result.throughput
@@ -443,7 +448,7 @@ def deepened_timetables(platform, result, built, tried, cap: Fraction, effort, c
             allowed = min(effort.order_search, time_left)
             time_left -= allowed
             found.append(("port orders searched",
-                          searched(fastest, effort.but(order_search=allowed))))
+                          neighbourhood_searched(fastest, allowed)))
         fastest = max([table.throughput] + [t.throughput for _, t in found
                                             if isinstance(t, Timetable)])
         for words, other in found:
