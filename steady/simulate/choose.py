@@ -406,7 +406,8 @@ def deepened_timetables(platform, result, built, tried, cap: Fraction, effort, c
     smallest M first, with the searches the ladder leaves out: for M <= CUT_MESSAGES on
     link counts chosen over the cuts by the MILP, one timetable per spread of its
     objective (:func:`steady.schedule.timed.cut_timetables`); when none reaches ratio
-    1, the fastest of those and the ladder's own with its port orders searched by
+    1, the one of those and the ladder's own whose largest port load promises the
+    fastest period (:func:`_order_source`) with its port orders searched by
     CP-SAT's large neighbourhood search
     (:func:`steady.schedule.order_search.neighbourhood_searched`, same trees and
     counts), within ``effort.deep_time`` of CP-SAT's deterministic time for all of
@@ -444,11 +445,12 @@ def deepened_timetables(platform, result, built, tried, cap: Fraction, effort, c
                                   "how": "counts chosen over the cuts",
                                   "result": "none found"})
         if time_left > 0 and all(t.throughput < optimum for _, t in found):
-            fastest = max([table] + [t for _, t in found], key=lambda t: t.throughput)
-            allowed = min(effort.order_search, time_left)
-            time_left -= allowed
-            found.append(("port orders searched",
-                          neighbourhood_searched(fastest, allowed)))
+            source = _order_source([table] + [t for _, t in found])
+            if source is not None:
+                allowed = min(effort.order_search, time_left)
+                time_left -= allowed
+                found.append(("port orders searched",
+                              neighbourhood_searched(source, allowed)))
         fastest = max([table.throughput] + [t.throughput for _, t in found
                                             if isinstance(t, Timetable)])
         for words, other in found:
@@ -463,6 +465,22 @@ def deepened_timetables(platform, result, built, tried, cap: Fraction, effort, c
         if any(t.throughput == optimum for _, t in found if isinstance(t, Timetable)):
             break   # longer periods of ratio 1 deliver less
     return out
+
+
+def _order_source(tables: list):
+    """Of ``tables`` (one M), the one whose port orders the deep search searches: among
+    those whose period is above their largest port load, the one whose load promises
+    the fastest period (``messages / load``; the faster, then the first, on a tie),
+    when that beats the fastest of ``tables``; None otherwise (no budget is spent: a
+    period at its load cannot end earlier, and orders cannot beat the load)."""
+    def promise(t):
+        return Fraction(t.messages) / t.time(max(t.port_loads().values()))
+    fastest = max(t.throughput for t in tables)
+    open_ = [t for t in tables if t.period > max(t.port_loads().values())]
+    if not open_:
+        return None
+    best = max(open_, key=lambda t: (promise(t), t.throughput))   # first on a tie
+    return best if promise(best) > fastest else None
 
 
 def _fits(platform, k: Fraction, optimum: Fraction, rules, max_events: int) -> bool:
