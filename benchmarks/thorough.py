@@ -26,7 +26,7 @@ sys.path.insert(0, str(ROOT))
 
 #: (module, function, stage) wrapped to measure.
 STAGES = [("steady.schedule.timed", "searched", "port-order search"),
-          ("steady.simulate.choose", "searched", "port-order search"),
+          ("steady.simulate.choose", "neighbourhood_searched", "port-order LNS"),
           ("steady.schedule.timed", "cut_counts", "cut-count MILP"),
           ("steady.schedule.timed", "list_schedule", "list schedule"),
           ("steady.schedule.timed", "_searched_counts_of", "searched counts"),

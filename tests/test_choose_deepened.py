@@ -12,12 +12,14 @@ from hypothesis import assume, given, settings, strategies as st
 from steady.generators import mesh_platform, random_platform
 from steady.schedule.cut_counts import CutPool
 from steady.schedule.effort import DEFAULT, THOROUGH
+from steady.schedule.order_search import neighbourhood_searched
 from steady.schedule.timed import CUT_SPREADS, cut_timetable, cut_timetables
-from steady.simulate.choose import Candidate, deepened_timetables, horizon_choice
+from steady.simulate.choose import Candidate, _order_source, deepened_timetables, \
+    horizon_choice
 from steady.simulate.horizon import bound
 from steady.throughput import throughput
 
-from helpers import ladder, ratio_of
+from helpers import ladder, late_timetable, ratio_of
 
 LADDER = (4, 8, 12, 16)
 K = Fraction(10000)
@@ -39,6 +41,9 @@ def _deepened(platform, top, effort=THOROUGH, values=LADDER):
 
 def test_thorough_searches_a_few_periods_deeply_and_the_others_not():
     assert THOROUGH.deep == 3 and DEFAULT.deep == 0
+    # trees regrown through idle slots only (through their own slots never won on the
+    # platforms of benchmarks/thorough-41.md, for a third of the regrowth's time)
+    assert not THOROUGH.regrow_both and not DEFAULT.regrow_both
     assert THOROUGH.deep_time == 2 * THOROUGH.order_search == 4.0
     # the levels whose ladder builds with the searches are unchanged by this bound
     assert not DEFAULT.cut_counts and not DEFAULT.order_search
@@ -78,11 +83,62 @@ def test_a_small_mesh_gains_at_m_and_below_it_down_to_half():
 def test_the_port_order_searches_share_one_budget(time):
     """The deep search's CP-SAT searches run within ``deep_time`` together, each at most
     ``order_search``: on mesh_platform(9, seed=2) (best at M = 8: M = 4 and 8 searched,
-    neither reaching ratio 1 on its cut counts) as many as the budget allows."""
+    neither reaching ratio 1 on its cut counts) at most as many as the budget allows
+    (a period whose orders cannot beat the fastest costs none of it)."""
     platform = mesh_platform(9, seed=2)
     _, _, _, improvers = _deepened(platform, 8, THOROUGH.but(deep_time=time))
     searches = [i for i in improvers if i["how"] == "port orders searched"]
-    assert len(searches) == int(time // THOROUGH.order_search)
+    assert len(searches) <= int(time // THOROUGH.order_search)
+
+
+@pytest.mark.slow
+def test_the_deep_port_order_search_is_the_neighbourhood_search_of_the_fastest():
+    """At each M searched deeply without reaching ratio 1 on its cut counts
+    (mesh_platform(9, seed=2), best at M = 8: M = 4 and 8), the port orders searched
+    are those of the ladder's or a cut timetable whose largest port load promises the
+    fastest period (above it), by CP-SAT's neighbourhoods alone within
+    ``order_search`` (the budget allows both): the same trees and counts, the same
+    timetable as that search run on its own, faster than its source, and among the
+    deepened timetables of M."""
+    platform = mesh_platform(9, seed=2)
+    result, mine, out, improvers = _deepened(platform, 8)
+    searches = [i for i in improvers if i["how"] == "port orders searched"]
+    cuts = CutPool()   # shared as the deep search shares it, smallest M first
+    for m in (4, 8):
+        sources = [mine[m][0]] + cut_timetables(platform, result, m,
+                                                 THOROUGH.but(order_search=0.0), cuts)
+        fastest = _order_source(sources)
+        if fastest is None:   # no orders can beat the fastest: no search, no budget
+            assert all(i["max_messages"] != m for i in searches)
+            continue
+        loads = [max(t.port_loads().values()) for t in sources]
+        assert fastest.period > max(fastest.port_loads().values())
+        assert all(fastest.time(max(fastest.port_loads().values())) / fastest.messages
+                   <= t.time(load) / t.messages for t, load in zip(sources, loads))
+        again = neighbourhood_searched(fastest, THOROUGH.order_search)
+        said = next(i for i in searches if i["max_messages"] == m)["result"]
+        ours = [t for n, t, _ in out if n == m]
+        if isinstance(again, str):
+            assert said == again
+            continue
+        assert again.trees == fastest.trees and again.counts == fastest.counts
+        assert again.period < fastest.period
+        assert any(t.period == again.period and dict(t.runs) == dict(again.runs)
+                   for t in ours)
+
+
+def test_the_orders_searched_are_those_of_the_best_load_above_its_period():
+    """_order_source: a timetable ending after its largest port load is searched (its
+    load promises more than its period); one ending at its load is not, nor one whose
+    load cannot beat a faster timetable of the same M."""
+    _, _, late, load = late_timetable(39, 5)
+    assert late.period > max(late.port_loads().values())
+    assert _order_source([late]) is late
+    at_load = late.replace(period=max(late.port_loads().values()))
+    assert _order_source([at_load]) is None
+    assert _order_source([late, at_load]) is None   # at_load is as fast as late's promise
+    slower = late.replace(period=late.period * 2)
+    assert _order_source([slower, late]) is late   # the faster on a tie of promises
 
 
 @pytest.mark.slow

@@ -15,8 +15,8 @@ gathers those bounds; three levels are named:
     (benchmarks/layers.py measures each);
 ``thorough``
     adds what buys little for much: a second family of optimal trees, link counts chosen
-    over the cuts by a MILP for short periods, port orders searched by CP-SAT, both
-    regrowths, a longer ladder: minutes on 65 nodes; a finite horizon builds its ladder
+    over the cuts by a MILP for short periods, port orders searched by CP-SAT, a longer
+    ladder: minutes on 65 nodes; a finite horizon builds its ladder
     without the MILP and the CP-SAT search and gives those to its few most promising
     periods only (``deep``), and also counts the ``default`` candidates
     (``floor_level``), so it never delivers less than ``default``.
@@ -125,7 +125,8 @@ class Effort:
     #: built with them.  ``steady schedule`` (one M) always uses both.
     deep: int = 0
     #: CP-SAT's deterministic time for all the port-order searches of those periods
-    #: together (each at most ``order_search``).
+    #: together (each at most ``order_search``; its large neighbourhood search,
+    #: :func:`.order_search.neighbourhood_searched`).
     deep_time: float = 0.0
 
     def but(self, **changes) -> "Effort":
@@ -149,7 +150,7 @@ DEFAULT = Effort("default", families=1, list_rounds=4, tight_rounds=40, rules=2,
                  again_swaps=300_000)
 THOROUGH = Effort("thorough", families=2, list_rounds=40, tight_rounds=200, rules=8, round_rules=8, run_placements=400_000,
                   all_placements=1_200_000, dinkelbach=True, count_kicks=100, cut_counts=True, order_search=2.0,
-                  swap_moves=300_000, regrow_both=True,
+                  swap_moves=300_000, regrow_both=False,
                   ladder=(1, 2, 3, 5, 8, 10, 12, 15, 20, 24, 30, 40, 50, 70, 100, 200,
                           500, 1000),
                   regrown=6, patience=4, list_run=True, routed=12, period_rule=True,

@@ -27,7 +27,8 @@ the same timetable on any machine.  Work: at most :data:`SEARCH_SLOTS` messages.
 search alone (``use_lns_only``: it frees parts of the hinted timetable and re-solves
 them, no search of the whole tree): at ``default`` effort the finite-horizon chooser
 runs it on the chosen timetable only, when its period is well above its largest port
-load (:func:`steady.simulate.choose.searched_timetables`).
+load (:func:`steady.simulate.choose.searched_timetables`), and at ``thorough`` on the
+few periods it searches deeply (:func:`steady.simulate.choose.deepened_timetables`).
 """
 
 from __future__ import annotations

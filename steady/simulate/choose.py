@@ -53,7 +53,7 @@ from fractions import Fraction
 from ..numbers import format_exact, ratio_text
 from ..schedule.cut_counts import CutPool
 from ..schedule.effort import DEFAULT, effort as effort_of
-from ..schedule.order_search import neighbourhood_searched, searched
+from ..schedule.order_search import neighbourhood_searched
 from ..schedule.regrow import most_regrown, regrowable, regrown
 from ..schedule.timed import CUT_MESSAGES, cut_timetable, cut_timetables, ratio_bound, \
     ratio_hint, timed_timetable, tree_families
@@ -475,10 +475,12 @@ def deepened_timetables(platform, result, built, tried, cap: Fraction, effort, c
     smallest M first, with the searches the ladder leaves out: for M <= CUT_MESSAGES on
     link counts chosen over the cuts by the MILP, one timetable per spread of its
     objective (:func:`steady.schedule.timed.cut_timetables`); when none reaches ratio
-    1, the fastest of those and the ladder's own with its port orders searched by
-    CP-SAT (:func:`steady.schedule.order_search.searched`, same trees and counts),
-    within ``effort.deep_time`` of CP-SAT's deterministic time for all of them
-    together (each search at most ``effort.order_search``).  The fastest timetable
+    1, the one of those and the ladder's own whose largest port load promises the
+    fastest period (:func:`_order_source`) with its port orders searched by
+    CP-SAT's large neighbourhood search
+    (:func:`steady.schedule.order_search.neighbourhood_searched`, same trees and
+    counts), within ``effort.deep_time`` of CP-SAT's deterministic time for all of
+    them together (each search at most ``effort.order_search``).  The fastest timetable
     found for each M, and every one as fast, when it beats the ladder's of the same M,
     as (M, table, ratio) (timetables of one ratio differ in how far their regrown trees
     lag); once one reaches ratio 1 the longer periods are not searched (at the same
@@ -487,7 +489,11 @@ def deepened_timetables(platform, result, built, tried, cap: Fraction, effort, c
     those searches take most of a ``thorough`` run when given every M (on a 65-node
     random platform, 20 CPU-s of MILP per M from M = 2 on), and pay where they bring a
     short period to ratio 1 (samples/random-50: the ladder as built reaches ratio 1 at
-    M = 20, the MILP at M = 10, which delivers more by the horizon)."""
+    M = 20, the MILP at M = 10, which delivers more by the horizon).  The
+    neighbourhoods, not CP-SAT's whole search
+    (:func:`steady.schedule.order_search.searched`): on counts tight on many ports the
+    whole search stalls where the neighbourhoods reach the largest port load within
+    the same deterministic time (benchmarks/thorough-41.md, benchmarks/listgap.md)."""
     if not effort.deep or not tried:
         return []
     optimum = result.throughput
@@ -508,11 +514,12 @@ def deepened_timetables(platform, result, built, tried, cap: Fraction, effort, c
                                   "how": "counts chosen over the cuts",
                                   "result": "none found"})
         if time_left > 0 and all(t.throughput < optimum for _, t in found):
-            fastest = max([table] + [t for _, t in found], key=lambda t: t.throughput)
-            allowed = min(effort.order_search, time_left)
-            time_left -= allowed
-            found.append(("port orders searched",
-                          searched(fastest, effort.but(order_search=allowed))))
+            source = _order_source([table] + [t for _, t in found])
+            if source is not None:
+                allowed = min(effort.order_search, time_left)
+                time_left -= allowed
+                found.append(("port orders searched",
+                              neighbourhood_searched(source, allowed)))
         fastest = max([table.throughput] + [t.throughput for _, t in found
                                             if isinstance(t, Timetable)])
         for words, other in found:
@@ -527,6 +534,22 @@ def deepened_timetables(platform, result, built, tried, cap: Fraction, effort, c
         if any(t.throughput == optimum for _, t in found if isinstance(t, Timetable)):
             break   # longer periods of ratio 1 deliver less
     return out
+
+
+def _order_source(tables: list):
+    """Of ``tables`` (one M), the one whose port orders the deep search searches: among
+    those whose period is above their largest port load, the one whose load promises
+    the fastest period (``messages / load``; the faster, then the first, on a tie),
+    when that beats the fastest of ``tables``; None otherwise (no budget is spent: a
+    period at its load cannot end earlier, and orders cannot beat the load)."""
+    def promise(t):
+        return Fraction(t.messages) / t.time(max(t.port_loads().values()))
+    fastest = max(t.throughput for t in tables)
+    open_ = [t for t in tables if t.period > max(t.port_loads().values())]
+    if not open_:
+        return None
+    best = max(open_, key=lambda t: (promise(t), t.throughput))   # first on a tie
+    return best if promise(best) > fastest else None
 
 
 def _fits(platform, k: Fraction, optimum: Fraction, rules, max_events: int) -> bool:
