@@ -394,23 +394,15 @@ def searched_timetables(sources, regrowths: dict, tried, optimum: Fraction, effo
         return []
     top = _most_delivered(tried)
     for m, table, ratio in sources:
-        if table is top.table or any(regrowths.get((id(table), idle)) is top.table
-                                     for idle in (True, False)):
+        if any(t is top.table for t in _own_tables(table, regrowths)):
             break
     else:
         return []
-    lower = max(table.port_loads().values())
-    if table.period <= lower * (1 + SEARCH_ABOVE):
+    if _above_load(table) is None:
         return []
-    better = neighbourhood_searched(table, effort.order_lns)
-    said = {"max_messages": m, "improver": "order search",
-            "how": "neighbourhoods of the chosen timetable"}
-    if isinstance(better, str):
-        improvers.append(dict(said, result=better))
-        return []
-    again = better.throughput / optimum
-    improvers.append(dict(said, result=f"ratio {ratio_text(ratio)} -> {ratio_text(again)}"))
-    return [(m, better, again)]
+    found = _order_searched(m, table, ratio, optimum, effort.order_lns,
+                            "neighbourhoods of the chosen timetable", improvers)
+    return [] if found is None else [found]
 
 
 #: Timetables besides the chosen one whose port orders :func:`searched_runners_up`
@@ -440,30 +432,54 @@ def searched_runners_up(sources, regrowths: dict, tried, optimum: Fraction, cap:
         if id(table) in seen:
             continue
         seen.add(id(table))
-        mine = [table] + [regrowths[(id(table), idle)] for idle in (True, False)
-                          if (id(table), idle) in regrowths]
+        mine = _own_tables(table, regrowths)
         if any(top.table is t for t in mine):
             continue
         counted = [c.delivered for c in tried if any(c.table is t for t in mine)]
-        lower = max(table.port_loads().values())
-        if not counted or table.period <= lower * (1 + SEARCH_ABOVE):
+        lower = _above_load(table)
+        if not counted or lower is None:
             continue
         hope = max(counted) + (ratio * Fraction(table.period, lower) - ratio) * cap
         if hope > top.delivered:
             hopes.append((-hope, i, m, table, ratio))
     out = []
     for _, _, m, table, ratio in sorted(hopes, key=lambda h: h[:2])[:RUNNERS_UP]:
-        better = neighbourhood_searched(table, effort.order_lns)
-        said = {"max_messages": m, "improver": "order search",
-                "how": "neighbourhoods of a timetable that could overtake the chosen one"}
-        if isinstance(better, str):
-            improvers.append(dict(said, result=better))
-            continue
-        again = better.throughput / optimum
-        improvers.append(dict(said, result=f"ratio {ratio_text(ratio)} -> "
-                                           f"{ratio_text(again)}"))
-        out.append((m, better, again))
+        found = _order_searched(m, table, ratio, optimum, effort.order_lns,
+                                "neighbourhoods of a timetable that could overtake the "
+                                "chosen one", improvers)
+        if found is not None:
+            out.append(found)
     return out
+
+
+def _own_tables(table, regrowths: dict) -> list:
+    """``table`` and the timetables of its trees regrown (``regrowths``, through idle
+    slots or not) that were built."""
+    return [table] + [regrowths[(id(table), idle)] for idle in (True, False)
+                      if (id(table), idle) in regrowths]
+
+
+def _above_load(table):
+    """The largest port load L of ``table`` when its period is more than
+    :data:`SEARCH_ABOVE` above it (its port orders may then end earlier); else None."""
+    lower = max(table.port_loads().values())
+    return lower if table.period > lower * (1 + SEARCH_ABOVE) else None
+
+
+def _order_searched(m: int, table, ratio: Fraction, optimum: Fraction, budget: float,
+                    how: str, improvers: list):
+    """(M, timetable, ratio) of ``table`` with its port orders searched by CP-SAT's
+    neighbourhoods within ``budget`` deterministic time
+    (:func:`steady.schedule.order_search.neighbourhood_searched`), or None when that
+    does not end earlier; ``improvers`` is told what was done, as ``how``."""
+    better = neighbourhood_searched(table, budget)
+    said = {"max_messages": m, "improver": "order search", "how": how}
+    if isinstance(better, str):
+        improvers.append(dict(said, result=better))
+        return None
+    again = better.throughput / optimum
+    improvers.append(dict(said, result=f"ratio {ratio_text(ratio)} -> {ratio_text(again)}"))
+    return (m, better, again)
 
 
 def deepened_timetables(platform, result, built, tried, cap: Fraction, effort, cuts,
