@@ -53,8 +53,8 @@ from ..inputs import as_platform
 from ..numbers import lcm_of_denominators
 from ..schedule_file import PriceCertificate, Schedule, Step, Transfer, TreeEntry
 from .matchings import weighted_edge_coloring
-from .periodic import periodic_schedule
-from .counts import best_packing
+from .periodic import short_optimum
+from .counts import best_packing, usage as link_usage
 from .timed import optimum_trees
 from .timetable import loads_of
 
@@ -81,9 +81,12 @@ def steps_schedule(platform, result, max_messages: int, trees=None) -> tuple[Sch
         raise ValueError("max_messages must be >= 1")
     optimum = result.throughput
     rates = optimum_trees(platform, result)
-    schedule = _exact_if_short(platform, rates, result, max_messages)
+    schedule = short_optimum(platform, rates, result, max_messages)
     plan = "exact optimum (002 §5.4.2)"
-    if schedule is None:
+    if schedule is not None:
+        schedule = replace(schedule, extra={"optimum": optimum,
+                                            "ratio": schedule.throughput / optimum})
+    else:
         if trees is None:
             _, trees = best_packing(platform, rates, optimum, max_messages)
         trees = [(dict(parent), int(w)) for parent, w in trees]
@@ -98,21 +101,6 @@ def steps_schedule(platform, result, max_messages: int, trees=None) -> tuple[Sch
              "construction": plan if plan.startswith("exact") else
              f"integer trees, synchronous steps ({plan})"}
     return schedule, stats
-
-
-def _exact_if_short(platform, rates, result, most: int) -> Schedule | None:
-    """The exact optimal schedule of 002 §5.4.2 (already in steps) when its period holds
-    at most ``most`` messages; None otherwise (ruled out cheaply first: its messages per
-    period are a multiple of N·TP*, N the rates' common denominator)."""
-    scale = lcm_of_denominators(rate for _, rate in rates)
-    weights = [(parent, int(rate * scale)) for parent, rate in rates]
-    if sum(w for _, w in weights) > most:
-        return None
-    exact = periodic_schedule(platform, weights, scale, PriceCertificate.of(result.certificate))
-    if exact.messages_per_period > most:
-        return None
-    return replace(exact, extra={"optimum": result.throughput,
-                                 "ratio": exact.throughput / result.throughput})
 
 
 # -- the steps -------------------------------------------------------------------------
@@ -146,15 +134,6 @@ def _largest_load(counts, cost) -> int:
         load[("out", u)] = load.get(("out", u), 0) + n * cost[(u, v)]
         load[("in", v)] = load.get(("in", v), 0) + n * cost[(u, v)]
     return max(load.values())
-
-
-def link_usage(trees) -> dict[Arc, int]:
-    """k_e: messages per period on every link, the weights of the trees through it."""
-    used: dict[Arc, int] = {}
-    for parent, w in trees:
-        for child, par in parent.items():
-            used[(par, child)] = used.get((par, child), 0) + w
-    return used
 
 
 def _plans(counts, cost):

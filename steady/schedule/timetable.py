@@ -161,23 +161,7 @@ class Timetable:
         """From per-arc runs {arc: [[start, count], ...]} (the port view): each arc's
         messages go to the trees through it in tree order, one tree's share after the
         other's (any split is valid: the order inside a period is free)."""
-        runs: dict = {}
-        for arc, rs in arc_runs.items():
-            c = int(platform.cost(*arc) * unit)
-            queue = [[l, t.weight] for l, t in enumerate(map(as_tree, trees))
-                     if t.parent.get(arc[1]) == arc[0]]
-            for start, count in sorted(rs):
-                at = start
-                while count:
-                    tree = queue[0]
-                    piece = min(count, tree[1])
-                    runs.setdefault((tree[0], arc), []).append([at, piece])
-                    at += piece * c
-                    count -= piece
-                    tree[1] -= piece
-                    if tree[1] == 0:
-                        queue.pop(0)
-        return cls.build(platform, trees, runs, period, unit)
+        return cls._split(platform, trees, arc_runs, period, unit, by_route=False)
 
     @classmethod
     def from_route_runs(cls, platform, trees, route_runs, period: int,
@@ -185,16 +169,23 @@ class Timetable:
         """From per-route runs {route: [[start, count], ...]} (a collective's resource
         view, issue 43): each route's messages go to the tree edges over it in tree
         order, as :meth:`from_arc_runs` does."""
+        return cls._split(platform, trees, route_runs, period, unit, by_route=True)
+
+    @classmethod
+    def _split(cls, platform, trees, given, period: int, unit: int, by_route: bool):
+        """The timetable of runs ``given`` per route (``by_route``) or per arc, each
+        one's messages given to its tree edges in tree order."""
         trees = [as_tree(t) for t in trees]
         model = transfer_model(platform)
         edges: dict = {}
         for l, tree in enumerate(trees):
             for arc in tree.arcs():
-                edges.setdefault(tree.route(arc), []).append([(l, arc), tree.weight])
+                key = tree.route(arc) if by_route else arc
+                edges.setdefault(key, []).append([(l, arc), tree.weight])
         runs: dict = {}
-        for route, rs in route_runs.items():
-            c = int(model.cost(route) * unit)
-            queue = edges[route]
+        for key, rs in given.items():
+            c = int((model.cost(key) if by_route else platform.cost(*key)) * unit)
+            queue = edges.get(key, [])
             for start, count in sorted(rs):
                 at = start
                 while count:

@@ -72,7 +72,7 @@ from ..platform import Link, Platform
 from ..schedule.periodic import optimal_schedule
 from ..schedule_file import TIMED, Schedule, Step, TimedTransfer, TreeEntry, Transfer
 from ..throughput import throughput
-from .unroll import FORWARDING, PeriodicPattern, finite_schedule
+from .unroll import FORWARDING, PeriodicPattern, finite_schedule, share_for
 
 #: Candidate periodic patterns, in the order they are tried (ties go to the first).
 PATTERNS = ("stretched", "optimal", "tree", "timed")
@@ -197,23 +197,6 @@ def stretch_timed(schedule: Schedule, platform: Platform) -> Schedule:
     m = schedule.messages_per_period
     return Schedule(platform, Fraction(m) / period, period, m, schedule.trees, (), {},
                     None, tuple(out), TIMED)
-
-
-def batches_for(messages_per_period: int, weights, slices: int):
-    """B = ceil(k/M) batches, the last one partial when M does not divide k: it carries
-    the remainder, filling tree 0 up to λ_0, then tree 1, ... (``share``, see
-    :meth:`steady.simulate.unroll.PeriodicPattern.blocks`).  Returns (B, share or None)."""
-    m = messages_per_period
-    batches = -(-slices // m)
-    rest = slices - (batches - 1) * m
-    if rest == m:
-        return batches, None
-    share = []
-    for w in weights:
-        take = min(w, rest)
-        share.append(take)
-        rest -= take
-    return batches, tuple(share)
 
 
 def finite_makespan(pattern, batches: int, share=None, cache: dict | None = None) -> Fraction:
@@ -399,7 +382,7 @@ class PipePlanner:
         for name, schedule, tp, rule, unit, cache in scaled:
             lp = tp if tp is not None else lp
             pattern = unit or PeriodicPattern(schedule, rule)
-            batches, share = batches_for(pattern.messages, pattern.weights, slices)
+            batches, share = share_for(pattern, slices)
             makespan = finite_makespan(pattern, batches, share, cache)
             if unit is not None:
                 makespan *= slice_size

@@ -466,16 +466,17 @@ def finite_schedule(pattern: PeriodicPattern, batches: int, share=None,
                           pattern.time(end))
 
 
-def share_for(pattern: PeriodicPattern, broadcasts: int) -> tuple[int, list[int] | None]:
+def share_for(pattern: PeriodicPattern, broadcasts: int) -> tuple[int, tuple | None]:
     """(B, share): the batches that carry ``broadcasts`` messages numbered 0..K-1, the
-    last one cut to its first K - (B-1)·M messages in tree order (None when whole)."""
+    last one cut to its first K - (B-1)·M messages in tree order, filling tree 0 up to
+    λ_0, then tree 1, ... (None when whole)."""
     m = pattern.messages
     batches = -(-broadcasts // m)
     rest = broadcasts - (batches - 1) * m
     if rest == m:
         return batches, None
-    return batches, [min(max(rest - off, 0), w)
-                     for off, w in zip(pattern.tree_offset, pattern.weights)]
+    return batches, tuple(min(max(rest - off, 0), w)
+                          for off, w in zip(pattern.tree_offset, pattern.weights))
 
 
 @collector_paused()
