@@ -25,6 +25,7 @@ from ..inputs import as_platform
 from ..network.rows import has_link_rows
 from ..throughput import compact_trees
 from .branchings import weighted_branchings
+from .counts import usage
 from .matchings import pour, weighted_edge_coloring
 from ..numbers import lcm_of_denominators
 from ..schedule_file import PriceCertificate, Schedule, Step, TreeEntry, Transfer
@@ -51,10 +52,7 @@ def scaled_trees(platform, result) -> tuple[list[tuple[dict, int]], int, dict]:
 def periodic_schedule(platform, trees, scale: int, certificate=None) -> Schedule:
     """The schedule of 002 §5.4.2 for integer tree weights at scale N = ``scale``."""
     platform = as_platform(platform)
-    m: dict[tuple[str, str], int] = {}
-    for parent, weight in trees:
-        for child, par in parent.items():
-            m[(par, child)] = m.get((par, child), 0) + weight
+    m = usage(trees)   # m_{j,k}, eq. (17)
     times = {arc: count * platform.cost(*arc) for arc, count in m.items()}
     unit = lcm_of_denominators(times.values())  # time is counted in 1/unit
     w = {arc: int(t * unit) for arc, t in times.items()}

@@ -56,7 +56,7 @@ from .matchings import weighted_edge_coloring
 from .periodic import short_optimum
 from .counts import best_packing, usage as link_usage
 from .timed import optimum_trees
-from .timetable import loads_of
+from .timetable import loads_of, port_loads_of
 
 __all__ = ["steps_schedule", "synchronous_steps", "check_steps"]
 
@@ -122,18 +122,9 @@ def synchronous_steps(platform, trees) -> tuple[list[Step], Fraction, str]:
     # The guarantee (proofs/timed-schedule.md): Theorem 6's rounded plan alone ends by
     # Δ + |E|·c_max (each of its <= |E| matchings grows by at most one message of its
     # slowest link), and the plan kept is no longer.
-    if total > _largest_load(counts, cost) + len(counts) * max(cost.values()):
+    if total > max(port_loads_of(counts, cost).values()) + len(counts) * max(cost.values()):
         raise AssertionError("postcondition: steps beyond Δ + |E|·c_max")
     return _poured(plan, trees, unit), Fraction(total, unit), name
-
-
-def _largest_load(counts, cost) -> int:
-    """Δ in time units: the largest port load, sum of k_e·c_e over a port's links."""
-    load: dict[Port, int] = {}
-    for (u, v), n in counts.items():
-        load[("out", u)] = load.get(("out", u), 0) + n * cost[(u, v)]
-        load[("in", v)] = load.get(("in", v), 0) + n * cost[(u, v)]
-    return max(load.values())
 
 
 def _plans(counts, cost):
@@ -200,10 +191,7 @@ def greedy_plan(counts, cost, matcher, extra: int = 1, align: bool = False) -> P
     ``align``, also each link's whole messages just below and above the time at which
     another link of the matching would finish (slower: |matching|² durations)."""
     left = {arc: n for arc, n in counts.items() if n}
-    work: dict[Port, int] = {}
-    for (u, v), n in left.items():
-        work[("out", u)] = work.get(("out", u), 0) + n * cost[(u, v)]
-        work[("in", v)] = work.get(("in", v), 0) + n * cost[(u, v)]
+    work: dict[Port, int] = port_loads_of(left, cost)
     plan = []
     while left:
         top = max(work.values())

@@ -336,12 +336,7 @@ class Timetable:
 
     def port_loads(self) -> dict[Port, int]:
         """Busy ticks per period of every port."""
-        loads: dict[Port, int] = {}
-        for (u, v), k in self.counts.items():
-            t = k * self.cost[(u, v)]
-            loads[("out", u)] = loads.get(("out", u), 0) + t
-            loads[("in", v)] = loads.get(("in", v), 0) + t
-        return loads
+        return port_loads_of(self.counts, self.cost)
 
     @property
     def lower(self) -> Fraction:
@@ -371,7 +366,7 @@ class Timetable:
         for l, tree in enumerate(self.trees):
             parent = tree.parent
             lag: dict[str, int] = {}
-            for v in _top_down(parent, source):
+            for v in top_down(parent, source):
                 u = parent[v]
                 if u == source:
                     lag[v] = 0
@@ -496,16 +491,23 @@ def loads_of(platform, counts) -> dict[tuple[str, str], Fraction]:
     period), and of each link's transfers that cannot overlap {("conflict", id)}
     (:func:`steady.network.rows.conflicting_arcs`).  The largest is a lower bound on the
     period of any timetable of these counts."""
-    loads: dict[tuple[str, str], Fraction] = {}
-    for (u, v), k in counts.items():
-        t = k * platform.cost(u, v)
-        loads[("out", u)] = loads.get(("out", u), Fraction(0)) + t
-        loads[("in", v)] = loads.get(("in", v), Fraction(0)) + t
+    loads = port_loads_of(counts, {arc: platform.cost(*arc) for arc in counts})
     for lid, t in link_loads(platform, counts).items():
         loads[("link", lid)] = t
     for lid, arcs in conflicting_arcs(platform).items():
         loads[("conflict", lid)] = sum((counts.get(a, 0) * platform.cost(*a) for a in arcs),
                                        Fraction(0))
+    return loads
+
+
+def port_loads_of(counts, cost) -> dict[Port, int | Fraction]:
+    """Busy time per period of every port {("out"|"in", node)} under per-arc message
+    counts and per-message costs ``cost`` {arc: cost} (ticks or time units)."""
+    loads: dict = {}
+    for (u, v), k in counts.items():
+        t = k * cost[(u, v)]
+        loads[("out", u)] = loads.get(("out", u), 0) + t
+        loads[("in", v)] = loads.get(("in", v), 0) + t
     return loads
 
 
@@ -532,7 +534,7 @@ def children_of(parent: dict) -> dict[str, list]:
     return children
 
 
-def _top_down(parent: dict, source: str) -> list[str]:
+def top_down(parent: dict, source: str) -> list[str]:
     """The non-source nodes of a tree, every parent before its children."""
     children = children_of(parent)
     order, stack = [], list(children.get(source, ()))

@@ -55,7 +55,7 @@ import heapq
 from dataclasses import dataclass
 from fractions import Fraction
 
-from ..schedule.timetable import Timetable
+from ..schedule.timetable import Timetable, top_down
 from .plan import Plan, Transfer, checked, collector_paused
 
 #: The forwarding rules (see the module docstring).
@@ -191,18 +191,8 @@ def _timeline(table: Timetable) -> list[tuple]:
 
 def _depths(parent: dict, source: str) -> dict:
     depth = {source: 0}
-
-    def of(v):
-        chain = []
-        while v not in depth:
-            chain.append(v)
-            v = parent[v]
-        for u in reversed(chain):
-            depth[u] = depth[parent[u]] + 1
-        return depth[chain[0]] if chain else depth[v]
-
-    for v in parent:
-        of(v)
+    for v in top_down(parent, source):
+        depth[v] = depth[parent[v]] + 1
     return depth
 
 
