@@ -31,8 +31,7 @@ from typing import Callable
 
 from ..inputs import as_platform
 from ..network.rows import has_link_rows
-from ..numbers import lcm_of_denominators
-from ..schedule_file import PriceCertificate, timed
+from ..schedule_file import timed
 from ..throughput import compact_trees, throughput as optimal_throughput
 from .branchings import root_connectivity, weighted_branchings
 from .count_search import searched_counts
@@ -181,10 +180,9 @@ def _timed_from(platform, result, trees, max_messages: int, effort):
                         SEARCHED,
                         lambda: _from_counts(platform, trees, optimum, counts,
                                              max_messages, effort)))
-    # long periods: on a tie the counts searched over the cuts first (at M = 1000 on
-    # generated 65-node meshes, seeds 1-10, their list schedule reached the common
-    # bound in a fraction of the rounds the packing's counts used; on short periods
-    # the order stays: there either may schedule better)
+    # long periods: on a tie the counts searched over the cuts first (their list
+    # schedule reaches the common bound in fewer rounds, benchmarks/figures-41.md; on
+    # short periods the order stays: there either may schedule better)
     long = max_messages > PACKED_MESSAGES
     options.sort(key=lambda o: (-o[0], long and o[2] != SEARCHED))
     table = None
@@ -214,10 +212,9 @@ def ratio_hint(platform, result, messages: int, effort) -> Fraction:
     """An estimate of what a timetable of ``messages`` messages per period reaches:
     the ratio bound N / (TP*·largest load) of the counts searched over the cuts (1 when
     they do not apply); cheap next to building the timetable (no packing, no list
-    schedule).  Not a bound: the packing's own counts often load the ports less (random
-    9 nodes p = 0.3 seed 11, M = 5: estimate 0.916, timetable 0.974), and at thorough
-    effort the MILP over the cuts does (samples/random-50, M = 8: 0.960 against a
-    timetable of ratio 1), so where that MILP applies the estimate is 1."""
+    schedule).  Not a bound: the packing's own counts often load the ports less, and at
+    thorough effort the MILP over the cuts does (benchmarks/figures-41.md), so where
+    that MILP applies the estimate is 1."""
     if (effort.count_kicks is None or not 2 <= messages <= COUNT_MESSAGES
             or has_link_rows(platform)):
         return Fraction(1)
@@ -276,7 +273,7 @@ def _from_counts(platform, trees, optimum, counts, messages: int, effort) -> Tim
 
 
 #: Up to this many messages per period the counts searched over the cuts are packed by
-#: weighted branchings alone (its work grows with M: 15 s at M = 1000 on 65 nodes).
+#: weighted branchings alone (its work grows with M: benchmarks/figures-41.md).
 PACKED_MESSAGES = 200
 
 

@@ -29,7 +29,7 @@ accept):
     the optimal periodic schedule of the slice platform (its own LP).  Its period has
     M messages, and M follows the denominators of β + s·c: often M >> k, and then the
     k slices are one partial batch that every node stores and forwards as a whole (no
-    pipelining at all: ratios ~2.5 at L = 10^6 on Figure 1 with β = 1).
+    pipelining at all).
 ``"stretched"``
     the optimal periodic schedule of the start-up-free platform (costs c; computed once,
     its M does not depend on s), every step lasting the longest link load under the
@@ -45,8 +45,8 @@ accept):
     the short timed schedules of the start-up-free platform with at most m slices per
     period (m on :data:`TIMED_LADDER`, :mod:`steady.schedule.timed`), compacted onto the
     slice costs (:func:`stretch_timed`) and unrolled under either forwarding rule of
-    :mod:`steady.simulate.unroll`.  Ratios near 1 with short periods: on 10-node meshes
-    without start-ups L = 10^6 ends within 1% of L·T* (benchmarks/simulate_timed.py).
+    :mod:`steady.simulate.unroll`: ratios near 1 with short periods
+    (benchmarks/simulate_timed.py).
 
 Without start-ups the slice platform is the start-up-free one scaled by s: the patterns
 are then built once and their makespans scaled (:meth:`PipePlanner._scaled_candidates`).
