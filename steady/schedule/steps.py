@@ -52,7 +52,7 @@ from fractions import Fraction
 from ..inputs import as_platform
 from ..numbers import lcm_of_denominators
 from ..schedule_file import PriceCertificate, Schedule, Step, Transfer, TreeEntry
-from .matchings import weighted_edge_coloring
+from .matchings import pour, weighted_edge_coloring
 from .periodic import short_optimum
 from .counts import best_packing, usage as link_usage
 from .timed import optimum_trees
@@ -346,23 +346,17 @@ def tightened(plan: Plan, counts, cost) -> Plan:
 
 
 def _poured(plan: Plan, trees, unit: int) -> list[Step]:
-    """Steps of exact durations; each link's messages shared among its trees in order."""
+    """Steps of exact durations; each link's messages shared among its trees in order
+    (:func:`~steady.schedule.matchings.pour`)."""
     through: dict[Arc, list] = {}
     for l, (parent, w) in enumerate(trees):
         for child, par in parent.items():
-            through.setdefault((par, child), []).append([l, w])
+            through.setdefault((par, child), []).append((l, w))
     transfers: list[list] = [[] for _ in plan]
-    for arc, queue in through.items():
-        for i, (_, step) in enumerate(plan):
-            n = step.get(arc, 0)
-            while n:
-                tree = queue[0]
-                piece = min(n, tree[1])
-                transfers[i].append(Transfer(arc[0], arc[1], tree[0], piece))
-                n -= piece
-                tree[1] -= piece
-                if tree[1] == 0:
-                    queue.pop(0)
+    for arc, demands in through.items():
+        rooms = [(i, step.get(arc, 0)) for i, (_, step) in enumerate(plan)]
+        for i, l, n in pour(rooms, demands):
+            transfers[i].append(Transfer(arc[0], arc[1], l, n))
     return [Step(Fraction(d, unit), tuple(sorted(ts, key=lambda t: (t.arc, t.tree))))
             for (d, _), ts in zip(plan, transfers)]
 
