@@ -375,7 +375,8 @@ def _claims(schedule: Schedule, optimum: Fraction) -> Schedule:
 
 def check_network_steps(platform, schedule: Schedule) -> None:
     """Runtime postcondition, exact and cheap: per step one-port, each transfer fits,
-    each shared link's messages fit; every tree edge carries its weight."""
+    each shared link's messages fit; every tree edge carries its weight, and nothing
+    else is carried."""
     network = platform.network
     carried: dict = {}
     for i, step in enumerate(schedule.steps):
@@ -398,3 +399,5 @@ def check_network_steps(platform, schedule: Schedule) -> None:
             if carried.get((l, edge), 0) != tree.weight:
                 raise AssertionError(f"postcondition: tree {l} edge {edge} carries "
                                      f"{carried.get((l, edge), 0)} != {tree.weight}")
+    if len(carried) != sum(len(tree.edges) for tree in schedule.trees):
+        raise AssertionError("postcondition: a transfer is on no edge of its tree")

@@ -55,6 +55,7 @@ from ..schedule_file import PriceCertificate, Schedule, Step, Transfer, TreeEntr
 from .matchings import pour, weighted_edge_coloring
 from .periodic import short_optimum
 from .counts import best_packing, usage as link_usage
+from .link_steps import check_network_steps
 from .timed import optimum_trees
 from .timetable import loads_of, port_loads_of
 
@@ -375,29 +376,15 @@ def _document(platform, trees, steps, period: Fraction, result) -> Schedule:
 def check_steps(platform, schedule: Schedule) -> None:
     """Runtime postcondition, exact and cheap: positive durations adding up to the
     period; in each step one link per sender and per receiver, each link's messages x
-    cost within the duration; every tree edge carries its weight; the period is at
+    cost within the duration, every tree edge carrying its weight and nothing else
+    carried (:func:`~steady.schedule.link_steps.check_network_steps`); the period is at
     least the largest port load; the ratio is at most 1."""
-    carried: dict[tuple[int, Arc], int] = {}
+    check_network_steps(platform, schedule)
     for i, step in enumerate(schedule.steps):
         if step.duration <= 0:
             raise AssertionError(f"postcondition: step {i} has duration {step.duration}")
-        load: dict[Arc, int] = {}
-        for t in step.transfers:
-            load[t.arc] = load.get(t.arc, 0) + t.messages
-            carried[(t.tree, t.arc)] = carried.get((t.tree, t.arc), 0) + t.messages
-        for side in (0, 1):
-            ends = [arc[side] for arc in load]
-            if len(ends) != len(set(ends)):
-                raise AssertionError(f"postcondition: step {i} is not a matching")
-        for arc, n in load.items():
-            if n * platform.cost(*arc) > step.duration:
-                raise AssertionError(f"postcondition: step {i} link {arc} overflows")
     if sum((s.duration for s in schedule.steps), Fraction(0)) != schedule.period:
         raise AssertionError("postcondition: the durations do not add up to the period")
-    expected = {(l, edge): tree.weight for l, tree in enumerate(schedule.trees)
-                for edge in tree.edges}
-    if carried != expected:
-        raise AssertionError("postcondition: a tree edge does not carry its weight")
     loads = loads_of(platform, schedule.messages_per_link())
     if schedule.period < max(loads.values()):  # pragma: no cover - by construction
         raise AssertionError("postcondition: period below the largest port load")
