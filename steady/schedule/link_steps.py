@@ -111,8 +111,8 @@ def network_schedule(platform, result, periodic=None,
     time its transfers take under max-min sharing (:func:`fluid_duration`): a step then
     fits its links by construction (a link carries at most its capacity all along).
     Every candidate is built and scored exactly (a float score can prefer a schedule
-    whose period is a rounded double); the first of the best throughputs wins.  ``rounds``: the pricing rounds of the
-    configuration LP's search at most."""
+    whose period is a rounded double); the first of the best throughputs wins.
+    ``rounds``: the pricing rounds of the configuration LP's search at most."""
     start = time.perf_counter()
     cert = PriceCertificate.of(result.certificate)
     trees, scale = network_trees(platform, result)

@@ -539,12 +539,11 @@ def _restretch(planner: PipePlanner, padded: PipeResult, slice_size) -> PipeResu
                 else stretch(padded.schedule, sliced))
     pattern = PeriodicPattern(schedule, padded.forwarding)
     makespan = finite_makespan(pattern, padded.batches, padded.share)
-    return PipeResult(padded.size, padded.slices, Fraction(slice_size), makespan,
-                      padded.lower_bound, makespan / padded.lower_bound,
-                      schedule.throughput, None, padded.pattern + " (paper's size)",
-                      padded.messages_per_period, padded.batches, padded.share,
-                      {padded.pattern + " (paper's size)": makespan}, schedule,
-                      forwarding=padded.forwarding)
+    name = padded.pattern + " (paper's size)"
+    return replace(padded, slice_size=Fraction(slice_size), makespan=makespan,
+                   ratio=makespan / padded.lower_bound,
+                   throughput_of_slices=schedule.throughput, optimal_slice_throughput=None,
+                   pattern=name, candidates={name: makespan}, schedule=schedule)
 
 
 def _with_scan(result: PipeResult, evaluated: int, limit: int, proof: str) -> PipeResult:

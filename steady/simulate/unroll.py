@@ -449,7 +449,7 @@ def finite_schedule(pattern: PeriodicPattern, batches: int, share=None,
     materialising the runs (and the steady periods): only the lengths."""
     runs, i_ticks, clean_start, end = unrolled(
         pattern, batches, share, pattern.warmup if placed else batches)
-    r = max(batches - pattern.warmup, 0) if batches >= pattern.warmup else 0
+    r = max(batches - pattern.warmup, 0)
     return FiniteSchedule(batches, sum(pattern.limits(batches, share)),
                           tuple(runs) if placed else (),
                           pattern.time(i_ticks), r, pattern.time(max(end - clean_start, 0)),
@@ -479,16 +479,13 @@ def periodic_plan(pattern: PeriodicPattern, batches: int, share=None, cleanup=No
     the plan it keeps (:func:`steady.simulate.plan_grid.on_grid_keeping` checks the plan
     on the grid, or this one when it keeps it)."""
     scale = 1 if cleanup is None else cleanup.unit // pattern.unit
-    if share is None and batches >= max(pattern.warmup, 1) and _slots_per_period(pattern):
-        # whole batches: the steady periods are one period shifted (_steady_rows)
-        runs, i_ticks, _, _ = unrolled(pattern, batches, None, batches)
-        messages, r = batches * pattern.messages, batches - pattern.warmup
-        steady = _steady_rows(pattern, batches, i_ticks, scale)
-    else:
-        finite = finite_schedule(pattern, batches, share)
-        runs, steady = finite.placed, []
-        messages, r = finite.messages, finite.steady_periods
-        i_ticks = pattern.ticks(finite.init_length)
+    # whole batches: the steady periods are one period shifted (_steady_rows)
+    shifted = (share is None and batches >= max(pattern.warmup, 1)
+               and _slots_per_period(pattern))
+    runs, i_ticks, _, _ = unrolled(pattern, batches, share,
+                                   batches if shifted else pattern.warmup)
+    messages, r = sum(pattern.limits(batches, share)), max(batches - pattern.warmup, 0)
+    steady = _steady_rows(pattern, batches, i_ticks, scale) if shifted else []
     shift = 0
     if cleanup is not None:
         runs = [placed for placed in runs if placed[0] < batches]
