@@ -28,7 +28,6 @@ periods) is the largest ceil(lag / weight) (proofs/finite-horizon.md).
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from functools import cached_property
@@ -36,6 +35,7 @@ from typing import Mapping
 
 from ..network.resources import integer_parts, resource_words, transfer_model
 from ..network.rows import (conflicting_arcs, integer_shares, link_loads, link_shares)
+from ..numbers import lcm_of_denominators
 from ..schedule_file import (OUT, TIMED, CollectiveSpec, FabricCertificate,
                              PriceCertificate, Schedule, TimedTransfer, TreeEntry, timed,
                              transfer_cost)
@@ -114,8 +114,7 @@ def as_tree(tree) -> Tree:
 def ticks_per_unit(platform, arcs, times=()) -> int:
     """The least number of ticks per time unit that makes the cost of every arc of
     ``arcs`` and every time of ``times`` a whole number of ticks."""
-    return math.lcm(*(platform.cost(*arc).denominator for arc in arcs),
-                    *(Fraction(t).denominator for t in times))
+    return lcm_of_denominators([*(platform.cost(*arc) for arc in arcs), *times])
 
 
 def extend_runs(runs: list, start: int, count: int, cost: int) -> None:
@@ -206,9 +205,8 @@ class Timetable:
         table = timed(schedule)
         platform = table.platform
         costs = {transfer_cost(platform, table.trees, t) for t in table.transfers}
-        own = math.lcm(*(Fraction(c).denominator for c in costs),
-                       *(Fraction(t).denominator for t in
-                         [t.start for t in table.transfers] + [table.period]))
+        own = lcm_of_denominators([*costs, *(t.start for t in table.transfers),
+                                   table.period])
         unit = own if unit is None else unit
         if unit % own:
             raise ValueError(f"{unit} ticks per time unit do not hold this timetable's")

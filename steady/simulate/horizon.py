@@ -13,7 +13,7 @@ and for smaller K whole batches whose as-soon-as-possible unrolling ends by K (f
 bisection, checked).
 One batch more, B* + 1, may already deliver part of its messages by K; ``delivered``
 takes the better of the two (every message counted reaches every node by K, checked
-message by message by :mod:`steady.simulate.engine`).  Since M = T·TP,
+message by message by :func:`steady.simulate.plan.check_plan`).  Since M = T·TP,
 
     delivered(K) >= M·B*(K) >= (K - I - J - T)·TP,
 
