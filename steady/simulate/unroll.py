@@ -96,7 +96,7 @@ class PeriodicPattern:
 
     Public attributes: ``table`` (the :class:`~steady.schedule.timetable.Timetable`),
     ``platform``, ``forwarding``, ``source``, ``weights`` (λ_l), ``messages`` (M),
-    ``depth`` (per tree {node: depth}), ``height``, ``lag`` (per tree {node: lag in
+    ``depth`` (per tree {node: depth}), ``lag`` (per tree {node: lag in
     messages}, the source absent), ``warmup`` (W), ``unit`` (ticks per time unit),
     ``period`` (in ticks), ``runs``.  ``schedule`` may be a Timetable or a schedule
     document (version 1 is read through its timed form)."""
@@ -113,7 +113,6 @@ class PeriodicPattern:
         self.messages = table.messages
         self.tree_offset = [sum(self.weights[:l]) for l in range(len(self.weights))]
         self.depth = [_depths(t.parent, self.source) for t in table.trees]
-        self.height = max((max(d.values()) for d in self.depth), default=0)
         self.unit = table.unit
         self.period = table.period
         self.period_time = table.period_time
