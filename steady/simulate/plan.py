@@ -156,13 +156,7 @@ class Plan(JsonDocument):
             if head == source:
                 continue
             end = release + duration   # fields unpacked: 10^5..10^6 transfers
-            if count == 1:
-                if 0 <= first < k:
-                    got[first] += 1
-                    if end > at[first]:
-                        at[first] = end
-                continue
-            for m in range(first, first + count):
+            for m in (range(first, first + count) if count != 1 else (first,)):
                 if 0 <= m < k:
                     got[m] += 1
                     if end > at[m]:
