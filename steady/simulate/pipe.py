@@ -495,12 +495,12 @@ def best_slices(platform: Platform, size, exhaustive: int = EXHAUSTIVE,
             proof = "bound"
             break
         visit(k)
-    limit = min(k, cap) if proof == "bound" else cap
     stage("refinement")
     _refine(seen, visit, state, cap, hopeless)
-    best = state["best"]
-    return _checked(_with_scan(best, len(seen), limit,
-                               "bound" if proof == "bound" else "cap"))
+    text = ("bound: every k >= scan_limit has slice_lower_bound(k) >= the makespan found"
+            if proof == "bound" else "cap: k was not scanned beyond scan_limit (max_slices)")
+    return _checked(replace(state["best"], evaluated=len(seen),   # k <= cap on "bound"
+                            scan_limit=k if proof == "bound" else cap, scan_proof=text))
 
 
 def _refine(seen, visit, state, cap, hopeless, starts: int = 3) -> None:
@@ -544,13 +544,6 @@ def _restretch(planner: PipePlanner, padded: PipeResult, slice_size) -> PipeResu
                    ratio=makespan / padded.lower_bound,
                    throughput_of_slices=schedule.throughput, optimal_slice_throughput=None,
                    pattern=name, candidates={name: makespan}, schedule=schedule)
-
-
-def _with_scan(result: PipeResult, evaluated: int, limit: int, proof: str) -> PipeResult:
-    text = ("bound: every k >= scan_limit has slice_lower_bound(k) >= the makespan found"
-            if proof == "bound" else
-            "cap: k was not scanned beyond scan_limit (max_slices)")
-    return replace(result, evaluated=evaluated, scan_limit=limit, scan_proof=text)
 
 
 def _checked(result: PipeResult) -> PipeResult:
