@@ -111,8 +111,8 @@ def _largest_weight(prop, cap, k, parent, arc, mu, base=None, full=None) -> int:
     capacity ρ(X) >= k before reserving) bounds μ' <= (ρ(X) - k) / (j - 1); each round
     jumps to that bound (a Newton step on a concave piecewise-linear function).  The
     check settles most destinations by the propagation rule and max-flows only the
-    others (:mod:`steady.exact.connectivity`; measured on a 1000-node platform: 5 million
-    max-flows for five trees before).
+    others (:mod:`steady.exact.connectivity`: on 1000 nodes, millions of max-flows
+    otherwise).
 
     The tree ``parent`` fits with weight ``mu`` already (invariant (I) of
     proofs/weighted-branchings.md, which both callers keep), so a violated cut is one

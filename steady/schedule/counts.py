@@ -37,11 +37,7 @@ def link_rates(trees) -> dict[Arc, Fraction]:
     denominator: Fraction additions dominated at 100 nodes)."""
     trees = list(trees)
     scale = lcm_of_denominators(rate for _, rate in trees)
-    sums: dict[Arc, int] = {}
-    for parent, rate in trees:
-        k = int(rate * scale)
-        for child, par in parent.items():
-            sums[(par, child)] = sums.get((par, child), 0) + k
+    sums = usage([(parent, int(rate * scale)) for parent, rate in trees])
     return {arc: Fraction(k, scale) for arc, k in sums.items()}
 
 

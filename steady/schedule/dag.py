@@ -32,6 +32,7 @@ from fractions import Fraction
 from ..errors import InputError
 from ..inputs import as_platform
 from ..numbers import format_exact, lcm_of_denominators
+from .counts import usage
 from .periodic import periodic_schedule
 from ..schedule_file import PriceCertificate
 from ..throughput import dag_throughput
@@ -239,17 +240,14 @@ def check_trees(layers: Layers, trees) -> None:
     source, the weights add up to q·TP, each link carries its q·n_jk messages and the
     number of trees is within |E| - |V| + 2."""
     platform = layers.platform
-    carried: dict[tuple, int] = {}
     for parent, weight in trees:
         try:
             platform.check_arborescence(parent, "<dag_trees>")
         except InputError as exc:
             raise AssertionError(f"postcondition: {exc}") from None
-        for child, par in parent.items():
-            carried[(par, child)] = carried.get((par, child), 0) + weight
     if sum(w for _, w in trees) != layers.messages:
         raise AssertionError("postcondition: tree weights do not add up to q·TP")
-    if carried != {(t.tail, t.head): t.count for t in layers.transfers}:
+    if usage(trees) != {(t.tail, t.head): t.count for t in layers.transfers}:
         raise AssertionError("postcondition: the trees do not carry q·n_jk per link")
     if len(trees) > len(platform.links) - len(platform.nodes) + 2:
         raise AssertionError(f"postcondition: {len(trees)} trees > |E| - |V| + 2")

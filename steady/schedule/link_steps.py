@@ -45,15 +45,14 @@ from ..schedule_file import PriceCertificate, Schedule, Step, Transfer, TreeEntr
 from ..platform import Platform
 from ..throughput import compact_trees, throughput
 from .branchings import weighted_branchings
+from .counts import usage
 from .matchings import pour, weighted_edge_coloring
 
 Arc = tuple[str, str]
 _TOLERANCE = 1e-9
 #: Deterministic bounds on the float search (the exact way out is the master as it
-#: stands): pricing rounds, and columns the pricing adds.  Measured on the SimGrid
-#: samples (2 cores, loaded): data_center-24 stops by itself after 390 rounds and 1556
-#: columns (21 s), g5k-nancy-21 after 377 and 1204 (17 s).  (A wall-clock limit of
-#: 30 s stood here: the same input could give another schedule on a loaded machine.)
+#: stands): pricing rounds, and columns the pricing adds; the SimGrid samples stop by
+#: themselves below both (benchmarks/figures-41.md).
 MAX_ROUNDS = 400
 MAX_COLUMNS = 3000
 
@@ -111,10 +110,9 @@ def network_schedule(platform, result, periodic=None,
     link-aware trees and for the one-port optimum's trees, each step *stretched* to the
     time its transfers take under max-min sharing (:func:`fluid_duration`): a step then
     fits its links by construction (a link carries at most its capacity all along).
-    Every candidate is built and scored exactly (a float score once chose a stretched
-    schedule whose period was a double, 4753799606668857/4503599627370496 for 19/18);
-    the first of the best throughputs wins.  ``rounds``: the pricing rounds of the
-    configuration LP's search at most."""
+    Every candidate is built and scored exactly (a float score can prefer a schedule
+    whose period is a rounded double); the first of the best throughputs wins.
+    ``rounds``: the pricing rounds of the configuration LP's search at most."""
     start = time.perf_counter()
     cert = PriceCertificate.of(result.certificate)
     trees, scale = network_trees(platform, result)
@@ -129,7 +127,7 @@ def network_schedule(platform, result, periodic=None,
     scored, search = [], {}
     for name, weights, n in candidates:
         if n is None:
-            m = _counts(weights)
+            m = usage(weights)
             used = _used_arcs(platform, m)
             configs, theta, search = step_configurations(used, m, rounds)
             schedule = _schedule(platform, used, weights, m, configs, theta, cert)
@@ -151,14 +149,6 @@ def network_schedule(platform, result, periodic=None,
              "matching_bound": len(platform.links), "basis_bound": 2 * len(platform.nodes) - 1}
     stats.update(search)
     return schedule, stats
-
-
-def _counts(trees) -> dict:
-    m: dict[Arc, int] = {}
-    for parent, weight in trees:
-        for child, par in parent.items():
-            m[(par, child)] = m.get((par, child), 0) + weight
-    return m
 
 
 # -- 002's steps, stretched -----------------------------------------------------------
@@ -385,7 +375,8 @@ def _claims(schedule: Schedule, optimum: Fraction) -> Schedule:
 
 def check_network_steps(platform, schedule: Schedule) -> None:
     """Runtime postcondition, exact and cheap: per step one-port, each transfer fits,
-    each shared link's messages fit; every tree edge carries its weight."""
+    each shared link's messages fit; every tree edge carries its weight, and nothing
+    else is carried."""
     network = platform.network
     carried: dict = {}
     for i, step in enumerate(schedule.steps):
@@ -408,3 +399,5 @@ def check_network_steps(platform, schedule: Schedule) -> None:
             if carried.get((l, edge), 0) != tree.weight:
                 raise AssertionError(f"postcondition: tree {l} edge {edge} carries "
                                      f"{carried.get((l, edge), 0)} != {tree.weight}")
+    if len(carried) != sum(len(tree.edges) for tree in schedule.trees):
+        raise AssertionError("postcondition: a transfer is on no edge of its tree")

@@ -23,7 +23,7 @@ from fractions import Fraction
 from ..interrupts import solve_linear
 
 from ..network.rows import conflicting_arcs, tree_link_usage
-from ..platform import Arc
+from .timetable import port_loads_of
 
 
 #: Loads further apart than this (largest / smallest), or larger than MAX_COEFFICIENT,
@@ -43,11 +43,8 @@ def tree_port_loads(platform, parent) -> dict[tuple[str, str], Fraction]:
     """Busy time one message of the tree ``parent`` costs each port it uses, each
     shared network link its routes cross (key ("link", id); issue 19) and each link's
     set of transfers that cannot overlap (key ("conflict", id))."""
-    loads: dict[tuple[str, str], Fraction] = {}
-    for child, par in parent.items():
-        c = platform.cost(par, child)
-        loads[("out", par)] = loads.get(("out", par), Fraction(0)) + c
-        loads[("in", child)] = loads.get(("in", child), Fraction(0)) + c
+    edges = [(par, child) for child, par in parent.items()]
+    loads = port_loads_of(dict.fromkeys(edges, 1), {a: platform.cost(*a) for a in edges})
     for lid, c in tree_link_usage(platform, parent).items():
         loads[("link", lid)] = c
     for lid, arcs in conflicting_arcs(platform).items():

@@ -25,6 +25,7 @@ from ..inputs import as_platform
 from ..network.rows import has_link_rows
 from ..throughput import compact_trees
 from .branchings import weighted_branchings
+from .counts import usage
 from .matchings import pour, weighted_edge_coloring
 from ..numbers import lcm_of_denominators
 from ..schedule_file import PriceCertificate, Schedule, Step, TreeEntry, Transfer
@@ -51,10 +52,7 @@ def scaled_trees(platform, result) -> tuple[list[tuple[dict, int]], int, dict]:
 def periodic_schedule(platform, trees, scale: int, certificate=None) -> Schedule:
     """The schedule of 002 §5.4.2 for integer tree weights at scale N = ``scale``."""
     platform = as_platform(platform)
-    m: dict[tuple[str, str], int] = {}
-    for parent, weight in trees:
-        for child, par in parent.items():
-            m[(par, child)] = m.get((par, child), 0) + weight
+    m = usage(trees)   # m_{j,k}, eq. (17)
     times = {arc: count * platform.cost(*arc) for arc, count in m.items()}
     unit = lcm_of_denominators(times.values())  # time is counted in 1/unit
     w = {arc: int(t * unit) for arc, t in times.items()}
@@ -98,10 +96,23 @@ def _period_multiplier(matchings, w, m, steps_of) -> int:
     return s
 
 
+def short_optimum(platform, trees, result, most: int) -> Schedule | None:
+    """The exact optimal schedule of 002 §5.4.2 on ``trees`` [(parent, rate)], when its
+    period holds at most ``most`` messages; None otherwise.  Cheap to rule out first:
+    its messages per period are a multiple of N·TP* (N: the rates' common denominator)."""
+    scale = lcm_of_denominators(rate for _, rate in trees)
+    weights = [(parent, int(rate * scale)) for parent, rate in trees]
+    if sum(w for _, w in weights) > most:
+        return None
+    exact = periodic_schedule(platform, weights, scale,
+                              PriceCertificate.of(result.certificate))
+    return exact if exact.messages_per_period <= most else None
+
+
 def optimal_schedule(platform, result) -> tuple[Schedule, dict]:
     """The optimal periodic schedule for an exact throughput result, with statistics
     (trees built and kept, matchings, the paper's bounds).  On a platform with shared
-    network links the steps must fit them too (issue 19): :mod:`.network` builds them,
+    network links the steps must fit them too (issue 19): :mod:`.link_steps` builds them,
     and the throughput is then a certified ratio of the optimum."""
     if has_link_rows(platform):
         from .link_steps import network_schedule

@@ -127,11 +127,7 @@ class _Rounds(KempeRounds):
         self.total = sum(self.over)
 
     def _use(self, arcs) -> dict[str, int]:
-        use: dict[str, int] = {}
-        for arc in arcs:
-            for lid, part in self.parts.get(arc, ()):
-                use[lid] = use.get(lid, 0) + part
-        return use
+        return _link_use(self.parts, dict.fromkeys(arcs, 1))
 
     def _over(self, use) -> int:
         capacity = self.capacity
@@ -175,12 +171,18 @@ class _Rounds(KempeRounds):
 def rounds_needed(used: dict[Arc, int], parts: dict, capacity: dict) -> int:
     """The fewest rounds any timetable needs: the largest port degree and, per shared
     link, its parts over all transfers divided by its capacity (rounded up)."""
-    link: dict[str, int] = {}
-    for arc, k in used.items():
-        for lid, part in parts.get(arc, ()):
-            link[lid] = link.get(lid, 0) + k * part
     return max([max_weighted_degree(used),
-                *(math.ceil(x / capacity[lid]) for lid, x in link.items())])
+                *(math.ceil(x / capacity[lid])
+                  for lid, x in _link_use(parts, used).items())])
+
+
+def _link_use(parts: dict, counts: dict) -> dict[str, int]:
+    """Per shared link, the parts its transfers hold: ``counts`` {arc: transfers}."""
+    use: dict[str, int] = {}
+    for arc, k in counts.items():
+        for lid, part in parts.get(arc, ()):
+            use[lid] = use.get(lid, 0) + k * part
+    return use
 
 
 def check_rounds(used, parts, capacity, rounds) -> None:
@@ -192,11 +194,9 @@ def check_rounds(used, parts, capacity, rounds) -> None:
         receivers = [v for _, v in r]
         if len(set(senders)) != len(senders) or len(set(receivers)) != len(receivers):
             raise AssertionError("postcondition: a round is not a matching")
-        use: dict[str, int] = {}
         for arc in r:
             count[arc] = count.get(arc, 0) + 1
-            for lid, part in parts.get(arc, ()):
-                use[lid] = use.get(lid, 0) + part
+        use = _link_use(parts, dict.fromkeys(r, 1))
         if any(x > capacity[lid] for lid, x in use.items()):
             raise AssertionError("postcondition: a round overloads a shared link")
     if {a: k for a, k in count.items() if k} != {a: k for a, k in used.items() if k}:

@@ -52,11 +52,12 @@ from fractions import Fraction
 from ..inputs import as_platform
 from ..numbers import lcm_of_denominators
 from ..schedule_file import PriceCertificate, Schedule, Step, Transfer, TreeEntry
-from .matchings import weighted_edge_coloring
-from .periodic import periodic_schedule
-from .counts import best_packing
+from .matchings import pour, weighted_edge_coloring
+from .periodic import short_optimum
+from .counts import best_packing, usage as link_usage
+from .link_steps import check_network_steps
 from .timed import optimum_trees
-from .timetable import loads_of
+from .timetable import loads_of, port_loads_of
 
 __all__ = ["steps_schedule", "synchronous_steps", "check_steps"]
 
@@ -81,9 +82,12 @@ def steps_schedule(platform, result, max_messages: int, trees=None) -> tuple[Sch
         raise ValueError("max_messages must be >= 1")
     optimum = result.throughput
     rates = optimum_trees(platform, result)
-    schedule = _exact_if_short(platform, rates, result, max_messages)
+    schedule = short_optimum(platform, rates, result, max_messages)
     plan = "exact optimum (002 §5.4.2)"
-    if schedule is None:
+    if schedule is not None:
+        schedule = replace(schedule, extra={"optimum": optimum,
+                                            "ratio": schedule.throughput / optimum})
+    else:
         if trees is None:
             _, trees = best_packing(platform, rates, optimum, max_messages)
         trees = [(dict(parent), int(w)) for parent, w in trees]
@@ -98,21 +102,6 @@ def steps_schedule(platform, result, max_messages: int, trees=None) -> tuple[Sch
              "construction": plan if plan.startswith("exact") else
              f"integer trees, synchronous steps ({plan})"}
     return schedule, stats
-
-
-def _exact_if_short(platform, rates, result, most: int) -> Schedule | None:
-    """The exact optimal schedule of 002 §5.4.2 (already in steps) when its period holds
-    at most ``most`` messages; None otherwise (ruled out cheaply first: its messages per
-    period are a multiple of N·TP*, N the rates' common denominator)."""
-    scale = lcm_of_denominators(rate for _, rate in rates)
-    weights = [(parent, int(rate * scale)) for parent, rate in rates]
-    if sum(w for _, w in weights) > most:
-        return None
-    exact = periodic_schedule(platform, weights, scale, PriceCertificate.of(result.certificate))
-    if exact.messages_per_period > most:
-        return None
-    return replace(exact, extra={"optimum": result.throughput,
-                                 "ratio": exact.throughput / result.throughput})
 
 
 # -- the steps -------------------------------------------------------------------------
@@ -134,27 +123,9 @@ def synchronous_steps(platform, trees) -> tuple[list[Step], Fraction, str]:
     # The guarantee (proofs/timed-schedule.md): Theorem 6's rounded plan alone ends by
     # Δ + |E|·c_max (each of its <= |E| matchings grows by at most one message of its
     # slowest link), and the plan kept is no longer.
-    if total > _largest_load(counts, cost) + len(counts) * max(cost.values()):
+    if total > max(port_loads_of(counts, cost).values()) + len(counts) * max(cost.values()):
         raise AssertionError("postcondition: steps beyond Δ + |E|·c_max")
     return _poured(plan, trees, unit), Fraction(total, unit), name
-
-
-def _largest_load(counts, cost) -> int:
-    """Δ in time units: the largest port load, sum of k_e·c_e over a port's links."""
-    load: dict[Port, int] = {}
-    for (u, v), n in counts.items():
-        load[("out", u)] = load.get(("out", u), 0) + n * cost[(u, v)]
-        load[("in", v)] = load.get(("in", v), 0) + n * cost[(u, v)]
-    return max(load.values())
-
-
-def link_usage(trees) -> dict[Arc, int]:
-    """k_e: messages per period on every link, the weights of the trees through it."""
-    used: dict[Arc, int] = {}
-    for parent, w in trees:
-        for child, par in parent.items():
-            used[(par, child)] = used.get((par, child), 0) + w
-    return used
 
 
 def _plans(counts, cost):
@@ -221,10 +192,7 @@ def greedy_plan(counts, cost, matcher, extra: int = 1, align: bool = False) -> P
     ``align``, also each link's whole messages just below and above the time at which
     another link of the matching would finish (slower: |matching|² durations)."""
     left = {arc: n for arc, n in counts.items() if n}
-    work: dict[Port, int] = {}
-    for (u, v), n in left.items():
-        work[("out", u)] = work.get(("out", u), 0) + n * cost[(u, v)]
-        work[("in", v)] = work.get(("in", v), 0) + n * cost[(u, v)]
+    work: dict[Port, int] = port_loads_of(left, cost)
     plan = []
     while left:
         top = max(work.values())
@@ -379,23 +347,17 @@ def tightened(plan: Plan, counts, cost) -> Plan:
 
 
 def _poured(plan: Plan, trees, unit: int) -> list[Step]:
-    """Steps of exact durations; each link's messages shared among its trees in order."""
+    """Steps of exact durations; each link's messages shared among its trees in order
+    (:func:`~steady.schedule.matchings.pour`)."""
     through: dict[Arc, list] = {}
     for l, (parent, w) in enumerate(trees):
         for child, par in parent.items():
-            through.setdefault((par, child), []).append([l, w])
+            through.setdefault((par, child), []).append((l, w))
     transfers: list[list] = [[] for _ in plan]
-    for arc, queue in through.items():
-        for i, (_, step) in enumerate(plan):
-            n = step.get(arc, 0)
-            while n:
-                tree = queue[0]
-                piece = min(n, tree[1])
-                transfers[i].append(Transfer(arc[0], arc[1], tree[0], piece))
-                n -= piece
-                tree[1] -= piece
-                if tree[1] == 0:
-                    queue.pop(0)
+    for arc, demands in through.items():
+        rooms = [(i, step.get(arc, 0)) for i, (_, step) in enumerate(plan)]
+        for i, l, n in pour(rooms, demands):
+            transfers[i].append(Transfer(arc[0], arc[1], l, n))
     return [Step(Fraction(d, unit), tuple(sorted(ts, key=lambda t: (t.arc, t.tree))))
             for (d, _), ts in zip(plan, transfers)]
 
@@ -414,29 +376,15 @@ def _document(platform, trees, steps, period: Fraction, result) -> Schedule:
 def check_steps(platform, schedule: Schedule) -> None:
     """Runtime postcondition, exact and cheap: positive durations adding up to the
     period; in each step one link per sender and per receiver, each link's messages x
-    cost within the duration; every tree edge carries its weight; the period is at
+    cost within the duration, every tree edge carrying its weight and nothing else
+    carried (:func:`~steady.schedule.link_steps.check_network_steps`); the period is at
     least the largest port load; the ratio is at most 1."""
-    carried: dict[tuple[int, Arc], int] = {}
+    check_network_steps(platform, schedule)
     for i, step in enumerate(schedule.steps):
         if step.duration <= 0:
             raise AssertionError(f"postcondition: step {i} has duration {step.duration}")
-        load: dict[Arc, int] = {}
-        for t in step.transfers:
-            load[t.arc] = load.get(t.arc, 0) + t.messages
-            carried[(t.tree, t.arc)] = carried.get((t.tree, t.arc), 0) + t.messages
-        for side in (0, 1):
-            ends = [arc[side] for arc in load]
-            if len(ends) != len(set(ends)):
-                raise AssertionError(f"postcondition: step {i} is not a matching")
-        for arc, n in load.items():
-            if n * platform.cost(*arc) > step.duration:
-                raise AssertionError(f"postcondition: step {i} link {arc} overflows")
     if sum((s.duration for s in schedule.steps), Fraction(0)) != schedule.period:
         raise AssertionError("postcondition: the durations do not add up to the period")
-    expected = {(l, edge): tree.weight for l, tree in enumerate(schedule.trees)
-                for edge in tree.edges}
-    if carried != expected:
-        raise AssertionError("postcondition: a tree edge does not carry its weight")
     loads = loads_of(platform, schedule.messages_per_link())
     if schedule.period < max(loads.values()):  # pragma: no cover - by construction
         raise AssertionError("postcondition: period below the largest port load")

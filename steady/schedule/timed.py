@@ -8,9 +8,8 @@ start time (steady-schedule version 2, a :class:`~.timetable.Timetable`):
 1. when the exact optimum's own period holds at most M messages, it is taken, in timed
    form (ratio 1);
 2. otherwise integer trees of N <= M messages are drawn from optimal trees
-   (:mod:`.counts`: rounded counts, packing, a bounded Dinkelbach search -- which an
-   effort may leave out for periods of more than its ``dinkelbach_most`` messages whose
-   link counts are also searched over the cuts, :mod:`.count_search`), on each family of
+   (:mod:`.counts`: rounded counts, packing, a bounded Dinkelbach search; link counts
+   also searched over the cuts, :mod:`.count_search`), on each family of
    :func:`tree_families` the effort allows, and list scheduled (:mod:`.list_schedule`);
 3. at ``thorough`` effort, for 2 <= M <= :data:`CUT_MESSAGES`, link counts chosen over
    the cuts by a MILP (:mod:`.cut_counts`) are built on too, and the timetables' port
@@ -32,8 +31,7 @@ from typing import Callable
 
 from ..inputs import as_platform
 from ..network.rows import has_link_rows
-from ..numbers import lcm_of_denominators
-from ..schedule_file import PriceCertificate, timed
+from ..schedule_file import timed
 from ..throughput import compact_trees, throughput as optimal_throughput
 from .branchings import root_connectivity, weighted_branchings
 from .count_search import searched_counts
@@ -42,7 +40,7 @@ from .cut_counts import CutPool, cut_counts
 from .effort import DEFAULT, effort as effort_of
 from .list_schedule import list_schedule
 from .order_search import searched
-from .periodic import periodic_schedule, scaled_trees
+from .periodic import scaled_trees, short_optimum
 from .timetable import Timetable, loads_of
 
 
@@ -162,21 +160,18 @@ def _timed_from(platform, result, trees, max_messages: int, effort):
     """(timetable, messages aimed at, how it was built) on ``trees``."""
     optimum = result.throughput
     exact = (None if has_link_rows(platform)   # 002 §5.4.2's steps hold ports only
-             else _exact_if_short(platform, trees, result, max_messages))
+             else short_optimum(platform, trees, result, max_messages))
     if exact is not None:
-        return exact, exact.messages, "exact optimum (002 §5.4.2), timed"
+        table = Timetable.of(timed(exact))
+        return table, table.messages, "exact optimum (002 §5.4.2), timed"
     over_cuts = (not has_link_rows(platform) and effort.count_kicks is not None
                  and 2 <= max_messages <= COUNT_MESSAGES)
-    # long periods whose counts are searched over the cuts: those set the ratio, the
-    # Dinkelbach MILP costs more than it moves it (Effort.dinkelbach_most)
-    dinkelbach = effort.dinkelbach and not (
-        over_cuts and effort.dinkelbach_most is not None
-        and max_messages > effort.dinkelbach_most)
-    messages, weights = best_packing(platform, trees, optimum, max_messages, dinkelbach)
+    messages, weights = best_packing(platform, trees, optimum, max_messages,
+                                     effort.dinkelbach)
     # each construction's ratio bound N / (TP*·largest load); timetables are built
     # best bound first, and a construction whose bound cannot beat the timetable in
     # hand is not built (packing and timing are the costly part)
-    options = [(Fraction(messages) / (optimum * _load(platform, weights)), messages,
+    options = [(ratio_bound(platform, usage(weights), optimum, messages), messages,
                 "rounded counts",
                 lambda: list_schedule(platform, weights, effort))]
     if over_cuts and options[0][0] < 1:
@@ -185,10 +180,9 @@ def _timed_from(platform, result, trees, max_messages: int, effort):
                         SEARCHED,
                         lambda: _from_counts(platform, trees, optimum, counts,
                                              max_messages, effort)))
-    # long periods: on a tie the counts searched over the cuts first (at M = 1000 on
-    # generated 65-node meshes, seeds 1-10, their list schedule reached the common
-    # bound in a fraction of the rounds the packing's counts used; on short periods
-    # the order stays: there either may schedule better)
+    # long periods: on a tie the counts searched over the cuts first (their list
+    # schedule reaches the common bound in fewer rounds, benchmarks/figures-41.md; on
+    # short periods the order stays: there either may schedule better)
     long = max_messages > PACKED_MESSAGES
     options.sort(key=lambda o: (-o[0], long and o[2] != SEARCHED))
     table = None
@@ -214,19 +208,13 @@ COUNT_MESSAGES = 10_000
 SEARCHED = "counts searched over the cuts"
 
 
-def _load(platform, weights) -> Fraction:
-    """The largest load of integer trees (what their timetable cannot beat)."""
-    return max(loads_of(platform, usage(weights)).values())
-
-
 def ratio_hint(platform, result, messages: int, effort) -> Fraction:
     """An estimate of what a timetable of ``messages`` messages per period reaches:
     the ratio bound N / (TP*·largest load) of the counts searched over the cuts (1 when
     they do not apply); cheap next to building the timetable (no packing, no list
-    schedule).  Not a bound: the packing's own counts often load the ports less (random
-    9 nodes p = 0.3 seed 11, M = 5: estimate 0.916, timetable 0.974), and at thorough
-    effort the MILP over the cuts does (samples/random-50, M = 8: 0.960 against a
-    timetable of ratio 1), so where that MILP applies the estimate is 1."""
+    schedule).  Not a bound: the packing's own counts often load the ports less, and at
+    thorough effort the MILP over the cuts does (benchmarks/figures-41.md), so where
+    that MILP applies the estimate is 1."""
     if (effort.count_kicks is None or not 2 <= messages <= COUNT_MESSAGES
             or has_link_rows(platform)):
         return Fraction(1)
@@ -285,7 +273,7 @@ def _from_counts(platform, trees, optimum, counts, messages: int, effort) -> Tim
 
 
 #: Up to this many messages per period the counts searched over the cuts are packed by
-#: weighted branchings alone (its work grows with M: 15 s at M = 1000 on 65 nodes).
+#: weighted branchings alone (its work grows with M: benchmarks/figures-41.md).
 PACKED_MESSAGES = 200
 
 
@@ -304,21 +292,6 @@ def _best_on_links(platform, trees, optimum, messages: int, table: Timetable, ef
     other = list_schedule(platform, rounded_trees(platform, trees, optimum, messages),
                           effort)
     return other if _faster(other, table) else table
-
-
-def _exact_if_short(platform, trees, result, most: int) -> Timetable | None:
-    """The exact optimal schedule of 002 §5.4.2 in timed form, when its period holds at
-    most ``most`` messages (then the ratio is 1); None otherwise.  Cheap to rule out:
-    its messages per period are a multiple of N·TP* (N: the rates' common denominator)."""
-    scale = lcm_of_denominators(rate for _, rate in trees)
-    weights = [(parent, int(rate * scale)) for parent, rate in trees]
-    if sum(w for _, w in weights) > most:
-        return None
-    exact = periodic_schedule(platform, weights, scale,
-                              PriceCertificate.of(result.certificate))
-    if exact.messages_per_period > most:
-        return None
-    return Timetable.of(timed(exact))
 
 
 #: Counts chosen over the cuts (:mod:`.cut_counts`) are tried for periods of 2 to this

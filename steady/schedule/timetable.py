@@ -28,7 +28,6 @@ periods) is the largest ceil(lag / weight) (proofs/finite-horizon.md).
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from functools import cached_property
@@ -36,6 +35,7 @@ from typing import Mapping
 
 from ..network.resources import integer_parts, resource_words, transfer_model
 from ..network.rows import (conflicting_arcs, integer_shares, link_loads, link_shares)
+from ..numbers import lcm_of_denominators
 from ..schedule_file import (OUT, TIMED, CollectiveSpec, FabricCertificate,
                              PriceCertificate, Schedule, TimedTransfer, TreeEntry, timed,
                              transfer_cost)
@@ -114,8 +114,7 @@ def as_tree(tree) -> Tree:
 def ticks_per_unit(platform, arcs, times=()) -> int:
     """The least number of ticks per time unit that makes the cost of every arc of
     ``arcs`` and every time of ``times`` a whole number of ticks."""
-    return math.lcm(*(platform.cost(*arc).denominator for arc in arcs),
-                    *(Fraction(t).denominator for t in times))
+    return lcm_of_denominators([*(platform.cost(*arc) for arc in arcs), *times])
 
 
 def extend_runs(runs: list, start: int, count: int, cost: int) -> None:
@@ -161,23 +160,7 @@ class Timetable:
         """From per-arc runs {arc: [[start, count], ...]} (the port view): each arc's
         messages go to the trees through it in tree order, one tree's share after the
         other's (any split is valid: the order inside a period is free)."""
-        runs: dict = {}
-        for arc, rs in arc_runs.items():
-            c = int(platform.cost(*arc) * unit)
-            queue = [[l, t.weight] for l, t in enumerate(map(as_tree, trees))
-                     if t.parent.get(arc[1]) == arc[0]]
-            for start, count in sorted(rs):
-                at = start
-                while count:
-                    tree = queue[0]
-                    piece = min(count, tree[1])
-                    runs.setdefault((tree[0], arc), []).append([at, piece])
-                    at += piece * c
-                    count -= piece
-                    tree[1] -= piece
-                    if tree[1] == 0:
-                        queue.pop(0)
-        return cls.build(platform, trees, runs, period, unit)
+        return cls._split(platform, trees, arc_runs, period, unit, by_route=False)
 
     @classmethod
     def from_route_runs(cls, platform, trees, route_runs, period: int,
@@ -185,16 +168,23 @@ class Timetable:
         """From per-route runs {route: [[start, count], ...]} (a collective's resource
         view, issue 43): each route's messages go to the tree edges over it in tree
         order, as :meth:`from_arc_runs` does."""
+        return cls._split(platform, trees, route_runs, period, unit, by_route=True)
+
+    @classmethod
+    def _split(cls, platform, trees, given, period: int, unit: int, by_route: bool):
+        """The timetable of runs ``given`` per route (``by_route``) or per arc, each
+        one's messages given to its tree edges in tree order."""
         trees = [as_tree(t) for t in trees]
         model = transfer_model(platform)
         edges: dict = {}
         for l, tree in enumerate(trees):
             for arc in tree.arcs():
-                edges.setdefault(tree.route(arc), []).append([(l, arc), tree.weight])
+                key = tree.route(arc) if by_route else arc
+                edges.setdefault(key, []).append([(l, arc), tree.weight])
         runs: dict = {}
-        for route, rs in route_runs.items():
-            c = int(model.cost(route) * unit)
-            queue = edges[route]
+        for key, rs in given.items():
+            c = int((model.cost(key) if by_route else platform.cost(*key)) * unit)
+            queue = edges.get(key, [])
             for start, count in sorted(rs):
                 at = start
                 while count:
@@ -215,9 +205,8 @@ class Timetable:
         table = timed(schedule)
         platform = table.platform
         costs = {transfer_cost(platform, table.trees, t) for t in table.transfers}
-        own = math.lcm(*(Fraction(c).denominator for c in costs),
-                       *(Fraction(t).denominator for t in
-                         [t.start for t in table.transfers] + [table.period]))
+        own = lcm_of_denominators([*costs, *(t.start for t in table.transfers),
+                                   table.period])
         unit = own if unit is None else unit
         if unit % own:
             raise ValueError(f"{unit} ticks per time unit do not hold this timetable's")
@@ -345,12 +334,7 @@ class Timetable:
 
     def port_loads(self) -> dict[Port, int]:
         """Busy ticks per period of every port."""
-        loads: dict[Port, int] = {}
-        for (u, v), k in self.counts.items():
-            t = k * self.cost[(u, v)]
-            loads[("out", u)] = loads.get(("out", u), 0) + t
-            loads[("in", v)] = loads.get(("in", v), 0) + t
-        return loads
+        return port_loads_of(self.counts, self.cost)
 
     @property
     def lower(self) -> Fraction:
@@ -380,7 +364,7 @@ class Timetable:
         for l, tree in enumerate(self.trees):
             parent = tree.parent
             lag: dict[str, int] = {}
-            for v in _top_down(parent, source):
+            for v in top_down(parent, source):
                 u = parent[v]
                 if u == source:
                     lag[v] = 0
@@ -505,16 +489,23 @@ def loads_of(platform, counts) -> dict[tuple[str, str], Fraction]:
     period), and of each link's transfers that cannot overlap {("conflict", id)}
     (:func:`steady.network.rows.conflicting_arcs`).  The largest is a lower bound on the
     period of any timetable of these counts."""
-    loads: dict[tuple[str, str], Fraction] = {}
-    for (u, v), k in counts.items():
-        t = k * platform.cost(u, v)
-        loads[("out", u)] = loads.get(("out", u), Fraction(0)) + t
-        loads[("in", v)] = loads.get(("in", v), Fraction(0)) + t
+    loads = port_loads_of(counts, {arc: platform.cost(*arc) for arc in counts})
     for lid, t in link_loads(platform, counts).items():
         loads[("link", lid)] = t
     for lid, arcs in conflicting_arcs(platform).items():
         loads[("conflict", lid)] = sum((counts.get(a, 0) * platform.cost(*a) for a in arcs),
                                        Fraction(0))
+    return loads
+
+
+def port_loads_of(counts, cost) -> dict[Port, int | Fraction]:
+    """Busy time per period of every port {("out"|"in", node)} under per-arc message
+    counts and per-message costs ``cost`` {arc: cost} (ticks or time units)."""
+    loads: dict = {}
+    for (u, v), k in counts.items():
+        t = k * cost[(u, v)]
+        loads[("out", u)] = loads.get(("out", u), 0) + t
+        loads[("in", v)] = loads.get(("in", v), 0) + t
     return loads
 
 
@@ -541,7 +532,7 @@ def children_of(parent: dict) -> dict[str, list]:
     return children
 
 
-def _top_down(parent: dict, source: str) -> list[str]:
+def top_down(parent: dict, source: str) -> list[str]:
     """The non-source nodes of a tree, every parent before its children."""
     children = children_of(parent)
     order, stack = [], list(children.get(source, ()))

@@ -13,7 +13,7 @@ and for smaller K whole batches whose as-soon-as-possible unrolling ends by K (f
 bisection, checked).
 One batch more, B* + 1, may already deliver part of its messages by K; ``delivered``
 takes the better of the two (every message counted reaches every node by K, checked
-message by message by :mod:`steady.simulate.engine`).  Since M = T·TP,
+message by message by :func:`steady.simulate.plan.check_plan`).  Since M = T·TP,
 
     delivered(K) >= M·B*(K) >= (K - I - J - T)·TP,
 
@@ -275,35 +275,28 @@ def plan_report(plan: Plan, horizon, optimum: Fraction, counted: int,
     K, which must be the ``counted`` ones, and Lemma 7 asserted.  ``fields``: the other
     :class:`HorizonReport` fields."""
     k = Fraction(horizon)
-    violations = []
     delivered = plan.delivered_by(k)
-    if delivered != counted:
-        violations.append(f"{delivered} messages reach every node by {k}, {counted} counted")
-    bound_k = bound(optimum, k)
-    if counted > bound_k:
-        raise AssertionError(f"postcondition (Lemma 7): {counted} messages delivered by "
-                             f"{k} > K·TP* = {bound_k}")
-    ratio = Fraction(counted) / bound_k if bound_k else None
-    return HorizonReport(k, counted, bound_k, ratio, simulated=True,
-                         transfers=sum(t.count for t in plan.transfers),
-                         violations=tuple(violations), largest_checkable=None,
-                         optimum=optimum, optimum_source=optimum_source, **fields)
+    violations = (() if delivered == counted else
+                  (f"{delivered} messages reach every node by {k}, {counted} counted",))
+    return counted_report(k, optimum, counted, sum(t.count for t in plan.transfers), None,
+                          optimum_source, simulated=True, violations=violations, **fields)
 
 
 def counted_report(horizon, optimum: Fraction, counted: int, transfers: int,
                    largest: Fraction | None, optimum_source: str = "given",
+                   simulated: bool = False, violations: tuple = (),
                    **fields) -> HorizonReport:
     """The report of a plan too large to materialise: its exact count, the transfers it
-    would need, and the largest horizon that fits the budget."""
+    would need, and the largest horizon that fits the budget (Lemma 7 asserted)."""
     k = Fraction(horizon)
     bound_k = bound(optimum, k)
     if counted > bound_k:
         raise AssertionError(f"postcondition (Lemma 7): {counted} messages delivered by "
                              f"{k} > K·TP* = {bound_k}")
     return HorizonReport(k, counted, bound_k, Fraction(counted) / bound_k if bound_k
-                         else None, simulated=False, transfers=transfers, violations=(),
-                         largest_checkable=largest, optimum=optimum,
-                         optimum_source=optimum_source, **fields)
+                         else None, simulated=simulated, transfers=transfers,
+                         violations=violations, largest_checkable=largest,
+                         optimum=optimum, optimum_source=optimum_source, **fields)
 
 
 def with_fixed_speed(report: HorizonReport, platform) -> HorizonReport:

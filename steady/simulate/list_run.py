@@ -33,9 +33,10 @@ from dataclasses import dataclass
 from ..network.rows import integer_shares, link_shares
 from ..numbers import lcm_of_denominators
 from ..platform import Arc
+from ..schedule.counts import usage
 from ..schedule.list_schedule import busier_port
 from ..schedule.port_clock import PortClock
-from ..schedule.timetable import children_of
+from ..schedule.timetable import children_of, port_loads_of
 from .plan import Plan, Transfer, checked
 
 
@@ -129,25 +130,13 @@ def list_run(platform, trees, messages: int) -> ListRun:
 
 
 def _work(trees, tree_of, cost) -> tuple[dict, dict]:
-    """Each port's work in the whole run, in ticks."""
-    per_tree = []
-    for parent, _ in trees:
-        mine: dict = {}
-        for child, par in parent.items():
-            c = cost[(par, child)]
-            mine[("out", par)] = mine.get(("out", par), 0) + c
-            mine[("in", child)] = mine.get(("in", child), 0) + c
-        per_tree.append(mine)
+    """Each port's work in the whole run, in ticks: (out-ports, in-ports) {node: work}."""
     uses = [0] * len(trees)
     for l in tree_of:
         uses[l] += 1
-    work_out: dict[str, int] = {}
-    work_in: dict[str, int] = {}
-    for l, mine in enumerate(per_tree):
-        for (side, v), c in mine.items():
-            work = work_out if side == "out" else work_in
-            work[v] = work.get(v, 0) + c * uses[l]
-    return work_out, work_in
+    work = port_loads_of(usage([(parent, n) for (parent, _), n in zip(trees, uses)]), cost)
+    return ({v: t for (side, v), t in work.items() if side == "out"},
+            {v: t for (side, v), t in work.items() if side == "in"})
 
 
 def list_plan(platform, trees, broadcasts: int, about=None) -> Plan:

@@ -29,7 +29,7 @@ accept):
     the optimal periodic schedule of the slice platform (its own LP).  Its period has
     M messages, and M follows the denominators of β + s·c: often M >> k, and then the
     k slices are one partial batch that every node stores and forwards as a whole (no
-    pipelining at all: ratios ~2.5 at L = 10^6 on Figure 1 with β = 1).
+    pipelining at all).
 ``"stretched"``
     the optimal periodic schedule of the start-up-free platform (costs c; computed once,
     its M does not depend on s), every step lasting the longest link load under the
@@ -45,8 +45,8 @@ accept):
     the short timed schedules of the start-up-free platform with at most m slices per
     period (m on :data:`TIMED_LADDER`, :mod:`steady.schedule.timed`), compacted onto the
     slice costs (:func:`stretch_timed`) and unrolled under either forwarding rule of
-    :mod:`steady.simulate.unroll`.  Ratios near 1 with short periods: on 10-node meshes
-    without start-ups L = 10^6 ends within 1% of L·T* (benchmarks/simulate_timed.py).
+    :mod:`steady.simulate.unroll`: ratios near 1 with short periods
+    (benchmarks/simulate_timed.py).
 
 Without start-ups the slice platform is the start-up-free one scaled by s: the patterns
 are then built once and their makespans scaled (:meth:`PipePlanner._scaled_candidates`).
@@ -72,7 +72,7 @@ from ..platform import Link, Platform
 from ..schedule.periodic import optimal_schedule
 from ..schedule_file import TIMED, Schedule, Step, TimedTransfer, TreeEntry, Transfer
 from ..throughput import throughput
-from .unroll import FORWARDING, PeriodicPattern, finite_schedule
+from .unroll import FORWARDING, PeriodicPattern, finite_schedule, share_for
 
 #: Candidate periodic patterns, in the order they are tried (ties go to the first).
 PATTERNS = ("stretched", "optimal", "tree", "timed")
@@ -197,23 +197,6 @@ def stretch_timed(schedule: Schedule, platform: Platform) -> Schedule:
     m = schedule.messages_per_period
     return Schedule(platform, Fraction(m) / period, period, m, schedule.trees, (), {},
                     None, tuple(out), TIMED)
-
-
-def batches_for(messages_per_period: int, weights, slices: int):
-    """B = ceil(k/M) batches, the last one partial when M does not divide k: it carries
-    the remainder, filling tree 0 up to λ_0, then tree 1, ... (``share``, see
-    :meth:`steady.simulate.unroll.PeriodicPattern.blocks`).  Returns (B, share or None)."""
-    m = messages_per_period
-    batches = -(-slices // m)
-    rest = slices - (batches - 1) * m
-    if rest == m:
-        return batches, None
-    share = []
-    for w in weights:
-        take = min(w, rest)
-        share.append(take)
-        rest -= take
-    return batches, tuple(share)
 
 
 def finite_makespan(pattern, batches: int, share=None, cache: dict | None = None) -> Fraction:
@@ -399,7 +382,7 @@ class PipePlanner:
         for name, schedule, tp, rule, unit, cache in scaled:
             lp = tp if tp is not None else lp
             pattern = unit or PeriodicPattern(schedule, rule)
-            batches, share = batches_for(pattern.messages, pattern.weights, slices)
+            batches, share = share_for(pattern, slices)
             makespan = finite_makespan(pattern, batches, share, cache)
             if unit is not None:
                 makespan *= slice_size
@@ -512,12 +495,12 @@ def best_slices(platform: Platform, size, exhaustive: int = EXHAUSTIVE,
             proof = "bound"
             break
         visit(k)
-    limit = min(k, cap) if proof == "bound" else cap
     stage("refinement")
     _refine(seen, visit, state, cap, hopeless)
-    best = state["best"]
-    return _checked(_with_scan(best, len(seen), limit,
-                               "bound" if proof == "bound" else "cap"))
+    text = ("bound: every k >= scan_limit has slice_lower_bound(k) >= the makespan found"
+            if proof == "bound" else "cap: k was not scanned beyond scan_limit (max_slices)")
+    return _checked(replace(state["best"], evaluated=len(seen),   # k <= cap on "bound"
+                            scan_limit=k if proof == "bound" else cap, scan_proof=text))
 
 
 def _refine(seen, visit, state, cap, hopeless, starts: int = 3) -> None:
@@ -556,19 +539,11 @@ def _restretch(planner: PipePlanner, padded: PipeResult, slice_size) -> PipeResu
                 else stretch(padded.schedule, sliced))
     pattern = PeriodicPattern(schedule, padded.forwarding)
     makespan = finite_makespan(pattern, padded.batches, padded.share)
-    return PipeResult(padded.size, padded.slices, Fraction(slice_size), makespan,
-                      padded.lower_bound, makespan / padded.lower_bound,
-                      schedule.throughput, None, padded.pattern + " (paper's size)",
-                      padded.messages_per_period, padded.batches, padded.share,
-                      {padded.pattern + " (paper's size)": makespan}, schedule,
-                      forwarding=padded.forwarding)
-
-
-def _with_scan(result: PipeResult, evaluated: int, limit: int, proof: str) -> PipeResult:
-    text = ("bound: every k >= scan_limit has slice_lower_bound(k) >= the makespan found"
-            if proof == "bound" else
-            "cap: k was not scanned beyond scan_limit (max_slices)")
-    return replace(result, evaluated=evaluated, scan_limit=limit, scan_proof=text)
+    name = padded.pattern + " (paper's size)"
+    return replace(padded, slice_size=Fraction(slice_size), makespan=makespan,
+                   ratio=makespan / padded.lower_bound,
+                   throughput_of_slices=schedule.throughput, optimal_slice_throughput=None,
+                   pattern=name, candidates={name: makespan}, schedule=schedule)
 
 
 def _checked(result: PipeResult) -> PipeResult:

@@ -64,8 +64,7 @@ def collector_paused():
     """Python's cyclic garbage collector paused inside (as it was after).  Building,
     unrolling and checking a plan allocate 10^5..10^6 tuples and lists, none in a
     cycle, and the collector's passes over them while the lists grow cost more than
-    the building itself (600 000 transfers numbered: 2.0 s CPU with it, 0.76 s
-    without); reference counting still frees all of them.  Also a decorator."""
+    the building itself; reference counting still frees all of them.  Also a decorator."""
     was = gc.isenabled()
     gc.disable()
     try:
@@ -157,13 +156,7 @@ class Plan(JsonDocument):
             if head == source:
                 continue
             end = release + duration   # fields unpacked: 10^5..10^6 transfers
-            if count == 1:
-                if 0 <= first < k:
-                    got[first] += 1
-                    if end > at[first]:
-                        at[first] = end
-                continue
-            for m in range(first, first + count):
+            for m in (range(first, first + count) if count != 1 else (first,)):
                 if 0 <= m < k:
                     got[m] += 1
                     if end > at[m]:

@@ -14,11 +14,8 @@ link; with shared network links (issue 19) only over links with room.  Every por
 waits only for data; the messages are complete oldest first, which is what counts for
 a horizon.
 
-Measured on the regrown trees (:mod:`steady.schedule.regrow`), M = 32: the clean-up of
-random_platform(50, 0.1, seed=4) drops from 2.75 to 2.17 periods (delivered by
-K = 100000: 7070 -> 7093) and that of seed 5 from 2.37 to 2.13 (8275 -> 8288).  A
-greedy is not always shorter than the trees, so :mod:`.choose` keeps whichever
-delivers more.
+A greedy is not always shorter than the trees (figures: benchmarks/figures-41.md), so
+:mod:`.choose` keeps whichever delivers more.
 
 Counting: for B >= W the state at the clean-up's start is the same up to a shift of
 (B - W)·M messages and (B - W)·T time, and the greedy only compares message numbers and

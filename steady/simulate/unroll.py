@@ -55,7 +55,7 @@ import heapq
 from dataclasses import dataclass
 from fractions import Fraction
 
-from ..schedule.timetable import Timetable
+from ..schedule.timetable import Timetable, top_down
 from .plan import Plan, Transfer, checked, collector_paused
 
 #: The forwarding rules (see the module docstring).
@@ -96,7 +96,7 @@ class PeriodicPattern:
 
     Public attributes: ``table`` (the :class:`~steady.schedule.timetable.Timetable`),
     ``platform``, ``forwarding``, ``source``, ``weights`` (λ_l), ``messages`` (M),
-    ``depth`` (per tree {node: depth}), ``height``, ``lag`` (per tree {node: lag in
+    ``depth`` (per tree {node: depth}), ``lag`` (per tree {node: lag in
     messages}, the source absent), ``warmup`` (W), ``unit`` (ticks per time unit),
     ``period`` (in ticks), ``runs``.  ``schedule`` may be a Timetable or a schedule
     document (version 1 is read through its timed form)."""
@@ -113,7 +113,6 @@ class PeriodicPattern:
         self.messages = table.messages
         self.tree_offset = [sum(self.weights[:l]) for l in range(len(self.weights))]
         self.depth = [_depths(t.parent, self.source) for t in table.trees]
-        self.height = max((max(d.values()) for d in self.depth), default=0)
         self.unit = table.unit
         self.period = table.period
         self.period_time = table.period_time
@@ -191,18 +190,8 @@ def _timeline(table: Timetable) -> list[tuple]:
 
 def _depths(parent: dict, source: str) -> dict:
     depth = {source: 0}
-
-    def of(v):
-        chain = []
-        while v not in depth:
-            chain.append(v)
-            v = parent[v]
-        for u in reversed(chain):
-            depth[u] = depth[parent[u]] + 1
-        return depth[chain[0]] if chain else depth[v]
-
-    for v in parent:
-        of(v)
+    for v in top_down(parent, source):
+        depth[v] = depth[parent[v]] + 1
     return depth
 
 
@@ -459,23 +448,24 @@ def finite_schedule(pattern: PeriodicPattern, batches: int, share=None,
     materialising the runs (and the steady periods): only the lengths."""
     runs, i_ticks, clean_start, end = unrolled(
         pattern, batches, share, pattern.warmup if placed else batches)
-    r = max(batches - pattern.warmup, 0) if batches >= pattern.warmup else 0
+    r = max(batches - pattern.warmup, 0)
     return FiniteSchedule(batches, sum(pattern.limits(batches, share)),
                           tuple(runs) if placed else (),
                           pattern.time(i_ticks), r, pattern.time(max(end - clean_start, 0)),
                           pattern.time(end))
 
 
-def share_for(pattern: PeriodicPattern, broadcasts: int) -> tuple[int, list[int] | None]:
+def share_for(pattern: PeriodicPattern, broadcasts: int) -> tuple[int, tuple | None]:
     """(B, share): the batches that carry ``broadcasts`` messages numbered 0..K-1, the
-    last one cut to its first K - (B-1)·M messages in tree order (None when whole)."""
+    last one cut to its first K - (B-1)·M messages in tree order, filling tree 0 up to
+    λ_0, then tree 1, ... (None when whole)."""
     m = pattern.messages
     batches = -(-broadcasts // m)
     rest = broadcasts - (batches - 1) * m
     if rest == m:
         return batches, None
-    return batches, [min(max(rest - off, 0), w)
-                     for off, w in zip(pattern.tree_offset, pattern.weights)]
+    return batches, tuple(min(max(rest - off, 0), w)
+                          for off, w in zip(pattern.tree_offset, pattern.weights))
 
 
 @collector_paused()
@@ -488,16 +478,13 @@ def periodic_plan(pattern: PeriodicPattern, batches: int, share=None, cleanup=No
     the plan it keeps (:func:`steady.simulate.plan_grid.on_grid_keeping` checks the plan
     on the grid, or this one when it keeps it)."""
     scale = 1 if cleanup is None else cleanup.unit // pattern.unit
-    if share is None and batches >= max(pattern.warmup, 1) and _slots_per_period(pattern):
-        # whole batches: the steady periods are one period shifted (_steady_rows)
-        runs, i_ticks, _, _ = unrolled(pattern, batches, None, batches)
-        messages, r = batches * pattern.messages, batches - pattern.warmup
-        steady = _steady_rows(pattern, batches, i_ticks, scale)
-    else:
-        finite = finite_schedule(pattern, batches, share)
-        runs, steady = finite.placed, []
-        messages, r = finite.messages, finite.steady_periods
-        i_ticks = pattern.ticks(finite.init_length)
+    # whole batches: the steady periods are one period shifted (_steady_rows)
+    shifted = (share is None and batches >= max(pattern.warmup, 1)
+               and _slots_per_period(pattern))
+    runs, i_ticks, _, _ = unrolled(pattern, batches, share,
+                                   batches if shifted else pattern.warmup)
+    messages, r = sum(pattern.limits(batches, share)), max(batches - pattern.warmup, 0)
+    steady = _steady_rows(pattern, batches, i_ticks, scale) if shifted else []
     shift = 0
     if cleanup is not None:
         runs = [placed for placed in runs if placed[0] < batches]
