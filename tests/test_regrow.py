@@ -289,7 +289,7 @@ def _exchanged(swaps, i: int, j: int, v: str) -> list:
 @given(platforms(min_nodes=3, max_nodes=7), st.integers(2, 12))
 @settings(max_examples=examples(30))
 def test_an_exchange_is_judged_as_on_the_whole_trees(platform, m):
-    """The exchanges rescore from v's subtree (``_subtree``) and skip those the other
+    """The exchanges rescore from v's subtree (``_rescored``) and skip those the other
     tree's least rise (``_least_rise``) already loses: every (i, j, v) is accepted
     exactly when the two trees' scores recomputed over the whole trees fall; the kept
     arrivals, scores, last and summed arrivals are those of the trees afresh; the least
@@ -310,7 +310,7 @@ def test_an_exchange_is_judged_as_on_the_whole_trees(platform, m):
                     for l, a in zip((i, j), new):
                         rise = swaps._score(a) - swaps.scores[l]
                         assert swaps._least_rise(l, v, a[v]) <= max(rise, 0)
-                        assert swaps._subtree(l, v, a[v])[0] == swaps._score(a)
+                        assert swaps._rescored(l, v, a[v])[0] == swaps._score(a)
                     tried += 1
                 else:
                     want = False

@@ -278,32 +278,45 @@ class _Swaps:
         return False
 
     def _try(self, i: int, j: int, v: str) -> bool:
-        ui, uj = self.parent[i][v], self.parent[j][v]
+        parent_i, parent_j = self.parent[i], self.parent[j]
+        ui, uj = parent_i[v], parent_j[v]
         si, sj = self.slot[i][v], self.slot[j][v]
         if ui == uj and si == sj:
             return False
         # arrivals below v only grow with v's (unrolled() is monotone): when v gets its
         # message no earlier in either tree, no score can fall (a value read for a
         # parent inside v's subtree is never used: the cycle test below refuses it)
-        at_i = self._arrival_at(i, v, uj, sj)
-        at_j = self._arrival_at(j, v, ui, si)
-        if at_i >= self.arrival[i][v] and at_j >= self.arrival[j][v]:
+        arrival_i, arrival_j = self.arrival[i], self.arrival[j]
+        period, source = self.period, self.source
+        at_i, at_j = sj, si   # _arrival_at(i, v, uj, sj) and (j, v, ui, si), inline
+        if uj != source:
+            au = arrival_i[uj]
+            base = au - au % period
+            at_i = base + sj if base + sj >= au else base + period + sj
+        if ui != source:
+            au = arrival_j[ui]
+            base = au - au % period
+            at_j = base + si if base + si >= au else base + period + si
+        at_i += self.into[j][v]
+        at_j += self.into[i][v]
+        later_i = at_i >= arrival_i[v]
+        if later_i and at_j >= arrival_j[v]:
             return False
         if self._below(i, uj, v) or self._below(j, ui, v):
             return False  # the exchange would close a cycle
-        if at_i >= self.arrival[i][v]:   # the tree where v gets it earlier goes first
+        if later_i:   # the tree where v gets it earlier goes first
             i, j, at_i, at_j = j, i, at_j, at_i
         # only v's subtree moves in either tree (its new parent lies outside it, and
         # its subtree keeps its links and slots): the two scores follow from its
         # arrivals alone, the same integers as in full
-        new_i = self._subtree(i, v, at_i)
+        new_i = self._rescored(i, v, at_i)
         if new_i[0] - self.scores[i] + self._least_rise(j, v, at_j) >= 0:
             return False   # tree j's score rises at least that much
-        new_j = self._subtree(j, v, at_j)
+        new_j = self._rescored(j, v, at_j)
         if new_i[0] + new_j[0] < self.scores[i] + self.scores[j]:
             self._exchange(i, j, v)
-            self._take(i, new_i)
-            self._take(j, new_j)
+            self._take(i, v, at_i, new_i)
+            self._take(j, v, at_j, new_j)
             return True
         return False
 
@@ -320,22 +333,21 @@ class _Swaps:
             rise += 20 * len(self.arrival[l]) * (at - self.last[l])
         return rise
 
-    def _subtree(self, l: int, v: str, at: int) -> tuple:
-        """(score, last, total, arrivals) of tree l when v gets its message at ``at``
-        and its subtree follows (its links and slots as they are: v's own link and
-        slot are not read; v's new parent lies outside it), counted from the subtree's arrivals and the tree's last and
-        summed ones: the score of :meth:`_score` on the whole tree's arrivals."""
+    def _rescored(self, l: int, v: str, at: int) -> tuple[int, int, int]:
+        """(score, last, total) of tree l when v gets its message at ``at`` and its
+        subtree follows (its links and slots as they are: v's own link and slot are not
+        read; v's new parent lies outside it), counted from the subtree's arrivals and
+        the tree's last and summed ones: :meth:`_score` of the whole tree's arrivals."""
         old, children = self.arrival[l], self.children[l]
         slot, period, into = self.slot[l], self.period, self.into[l]
-        sub = {v: at}
         gone = gone_last = old[v]
         came = came_last = at
         stack = [(w, at) for w in children.get(v, ())]
-        while stack:   # the hot loop: _arrivals with the sums and largest kept
+        while stack:   # the hot loop: _arrivals, with only the sums and largest kept
             w, au = stack.pop()
             s = slot[w]
             base = au - au % period
-            a = sub[w] = (base + s if base + s >= au else base + period + s) + into[w]
+            a = (base + s if base + s >= au else base + period + s) + into[w]
             b = old[w]
             gone += b
             came += a
@@ -350,14 +362,18 @@ class _Swaps:
         if came_last >= last:
             last = came_last
         elif gone_last == last:   # the last arrival may have been in the subtree
-            rest = [a for w, a in old.items() if w not in sub]
-            last = max(rest + [came_last])
-        return 20 * len(old) * last + total, last, total, sub
+            sub = self._arrivals(l, v, at)
+            sub[v] = at
+            last = max([a for w, a in old.items() if w not in sub] + [came_last])
+        return 20 * len(old) * last + total, last, total
 
-    def _take(self, l: int, new: tuple) -> None:
-        """Tree l's arrivals, score, last and total set from :meth:`_subtree`'s."""
-        self.scores[l], self.last[l], self.total[l], sub = new
-        self.arrival[l].update(sub)
+    def _take(self, l: int, v: str, at: int, new: tuple) -> None:
+        """Tree l's score, last and total set from :meth:`_rescored`'s, and its
+        arrivals with v's at ``at`` (its links and slots as they are now)."""
+        self.scores[l], self.last[l], self.total[l] = new
+        arrival = self.arrival[l]
+        arrival.update(self._arrivals(l, v, at))
+        arrival[v] = at
 
     def _arrival_at(self, l: int, v: str, u: str, slot: int) -> int:
         """When v would get tree l's message from u (outside v's subtree) in ``slot``."""
@@ -441,7 +457,8 @@ class _Swaps:
         self.children[l].setdefault(arc[0], set()).add(v)
         self.parent[l][v], self.slot[l][v] = arc[0], slot
         self.into[l][v] = self.cost[arc]
-        self._take(l, self._subtree(l, v, self._arrival_at(l, v, arc[0], slot)))
+        at = self._arrival_at(l, v, arc[0], slot)
+        self._take(l, v, at, self._rescored(l, v, at))
 
     def trees(self) -> list[tuple[dict, list]]:
         return [(parent, [((u, v), slot[v]) for v, u in parent.items()])
