@@ -226,7 +226,10 @@ class _Swaps:
     slot once (Claim 1 of proofs/timed-schedule.md, "Regrown trees").  A tree's score is
     its last arrival, then (1/20 as much) its mean arrival; arrivals below v change only
     in v's subtree.  The greedy growth favours the first trees (1.5 periods) over the
-    last (9 to 14 on samples/random-50.json at M = 30); the swaps even that out."""
+    last (9 to 14 on samples/random-50.json at M = 30); the swaps even that out.  An
+    exchange is judged from v's subtree and the trees' last and summed arrivals, and
+    skipped early by a lower bound on the later tree's rise, making the same exchanges
+    as whole-tree scores (proofs/timed-schedule.md, Claim 4')."""
 
     def __init__(self, source, trees, cost, period: int):
         self.source, self.cost, self.period = source, cost, period
