@@ -272,3 +272,51 @@ def test_exchanges_never_raise_the_total_score(platform, m):
     assert sorted((arc, start) for _, chosen in after_trees for arc, start in chosen) == slots
     for parent, _ in after_trees:
         platform.check_arborescence(parent, "<test>")
+
+
+def _exchanged(swaps, i: int, j: int, v: str) -> list:
+    """Fresh arrivals of trees i and j of ``swaps`` with the slots (and links) that
+    bring v its message exchanged, recomputed over the whole trees."""
+    trees = swaps.trees()
+    parents = [dict(trees[i][0]), dict(trees[j][0])]
+    slots = [dict(swaps.slot[i]), dict(swaps.slot[j])]
+    parents[0][v], parents[1][v] = parents[1][v], parents[0][v]
+    slots[0][v], slots[1][v] = slots[1][v], slots[0][v]
+    fresh = [(p, [((u, w), s[w]) for w, u in p.items()]) for p, s in zip(parents, slots)]
+    return regrow._Swaps(swaps.source, fresh, swaps.cost, swaps.period).arrival
+
+
+@given(platforms(min_nodes=3, max_nodes=7), st.integers(2, 12))
+@settings(max_examples=examples(30))
+def test_an_exchange_is_judged_as_on_the_whole_trees(platform, m):
+    """The exchanges rescore from v's subtree (``_rescored``) and skip those the other
+    tree's least rise (``_least_rise``) already loses: every (i, j, v) is accepted
+    exactly when the two trees' scores recomputed over the whole trees fall; the kept
+    arrivals, scores, last and summed arrivals are those of the trees afresh; the least
+    rise never exceeds the rise."""
+    _, swaps = _grown(_timed(platform, m))
+    n = len(swaps.parent)
+    tried = accepted = 0
+    for i in range(n):
+        for j in range(i + 1, n):
+            for v in swaps.nodes:
+                ui, uj = swaps.parent[i][v], swaps.parent[j][v]
+                cycle = swaps._below(i, uj, v) or swaps._below(j, ui, v)
+                same = (ui, swaps.slot[i][v]) == (uj, swaps.slot[j][v])
+                before = swaps.scores[i] + swaps.scores[j]
+                if not cycle and not same:
+                    new = _exchanged(swaps, i, j, v)
+                    want = sum(swaps._score(a) for a in new) < before
+                    for l, a in zip((i, j), new):
+                        rise = swaps._score(a) - swaps.scores[l]
+                        assert swaps._least_rise(l, v, a[v]) <= max(rise, 0)
+                        assert swaps._rescored(l, v, a[v])[0] == swaps._score(a)
+                    tried += 1
+                else:
+                    want = False
+                got = swaps._try(i, j, v)
+                assert got == want
+                accepted += got
+    fresh = regrow._Swaps(platform.source, swaps.trees(), swaps.cost, swaps.period)
+    assert swaps.arrival == fresh.arrival and swaps.scores == fresh.scores
+    assert swaps.last == fresh.last and swaps.total == fresh.total

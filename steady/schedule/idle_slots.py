@@ -106,19 +106,26 @@ def idle_slots(platform, slots: dict[Arc, list[int]], cost: dict[Arc, int],
     busy = busy_intervals(platform, slots, cost)
     have = {arc: sorted(slots.get(arc, ())) for arc in platform.arcs}
     extra: dict[Arc, list[int]] = {}
+    gaps: dict = {}   # per port, its idle intervals, until a slot is added there
+
+    def idle(port):
+        if port not in gaps:
+            gaps[port] = _gaps(busy.get(port, ()), period)
+        return gaps[port]
+
     for _ in range(rounds):
         added = False
         for arc in sorted(platform.arcs, key=lambda a: (len(have[a]), a)):
             if arc in shared:
                 continue
             u, v = arc
-            places = _common(_gaps(busy.get(("out", u), ()), period),
-                             _gaps(busy.get(("in", v), ()), period), cost[arc])
+            places = _common(idle(("out", u)), idle(("in", v)), cost[arc])
             start = _best_place(places, have[arc], period, cost[arc])
             if start is None:
                 continue
             for port in (("out", u), ("in", v)):
                 bisect.insort(busy.setdefault(port, []), (start, start + cost[arc]))
+                gaps.pop(port, None)
             bisect.insort(have[arc], start)
             bisect.insort(extra.setdefault(arc, []), start)
             added = True

@@ -276,20 +276,36 @@ def _port_runs(used: dict[Arc, int], cost: dict[Arc, int], both: bool, boost: di
     :func:`both_ports` when ``both``), in fewer operations (ours): the same events, the
     same candidates in the same order, the same runs (tests/test_list_schedule_fast.py
     compares the two).  Its own event heap instead of a :class:`.port_clock.PortClock`
-    (no link to hold), each port's remaining work kept with its boost added (only
-    their sum is compared), each link's last run end kept (whether a link goes on is
-    one comparison, not a product of big ticks), and an event where one link ended
-    alone and goes on settled without building and sorting the candidates
-    (:func:`_streak`)."""
-    left, work_out, work_in, live_out, live_in = _port_work(used, cost)
-    w_out = {u: w + boost.get(("out", u), 0) for u, w in work_out.items()}
-    w_in = {v: w + boost.get(("in", v), 0) for v, w in work_in.items()}
+    (no link to hold), links numbered in their sorted order (so that ties between
+    candidates fall as between the links themselves, without hashing them), each
+    port's remaining work kept with its boost added (only their sum is compared), each
+    link's last run end kept (whether a link goes on is one comparison, not a product
+    of big ticks), and an event where one link ended alone and goes on settled without
+    building and sorting the candidates (:func:`_streak`)."""
+    arcs = sorted(used)
+    tail = [u for u, _ in arcs]
+    head = [v for _, v in arcs]
+    left = [used[arc] for arc in arcs]
+    ticks = [cost[arc] for arc in arcs]
+    w_out: dict[str, int] = {}
+    w_in: dict[str, int] = {}
+    live_out: dict[str, list] = {}
+    live_in: dict[str, list] = {}
+    for a, (u, v) in enumerate(arcs):
+        w_out[u] = w_out.get(u, 0) + left[a] * ticks[a]
+        w_in[v] = w_in.get(v, 0) + left[a] * ticks[a]
+        live_out.setdefault(u, []).append(a)
+        live_in.setdefault(v, []).append(a)
+    for u in w_out:
+        w_out[u] += boost.get(("out", u), 0)
+    for v in w_in:
+        w_in[v] += boost.get(("in", v), 0)
     idle_out, idle_in = set(w_out), set(w_in)
-    runs: dict[Arc, list] = {arc: [] for arc in used}
-    run_end: dict[Arc, int] = {}   # where each link's last run ends
+    runs: list[list] = [[] for _ in arcs]
+    run_end = [None] * len(arcs)   # where each link's last run ends
     ending: dict[int, list] = {}
     times = [0]
-    pending = sum(left.values())
+    pending = sum(left)
     freed_out, freed_in = list(w_out), []
     heappop, heappush = heapq.heappop, heapq.heappush
     while pending:
@@ -299,96 +315,97 @@ def _port_runs(used: dict[Arc, int], cost: dict[Arc, int], both: bool, boost: di
         ended = ending.pop(t, ())
         steps = 0
         if chunk == 1 and len(ended) == 1 and left[ended[0]]:
-            arc = ended[0]
-            steps = _streak(arc, t, times[0] if times else None, left[arc], cost[arc],
+            a = ended[0]
+            steps = _streak(a, t, times[0] if times else None, left[a], ticks[a],
                             stick, both, w_out, w_in, live_out, live_in, idle_out,
-                            idle_in)
+                            idle_in, tail, head)
         if steps:   # the link goes on alone for ``steps`` events: one run longer
-            u, v = arc
-            work = steps * cost[arc]
-            left[arc] -= steps
+            u, v = tail[a], head[a]
+            work = steps * ticks[a]
+            left[a] -= steps
             pending -= steps
             w_out[u] -= work
             w_in[v] -= work
-            if not left[arc]:
-                live_out[u].remove(arc)
-                live_in[v].remove(arc)
+            if not left[a]:
+                live_out[u].remove(a)
+                live_in[v].remove(a)
             end = t + work
-            run_end[arc] = end
-            runs[arc][-1][1] += steps
+            run_end[a] = end
+            runs[a][-1][1] += steps
             later = ending.get(end)
             if later is None:
-                ending[end] = [arc]
+                ending[end] = [a]
                 heappush(times, end)
             else:
-                later.append(arc)
+                later.append(a)
             continue
-        for u, v in ended:
+        for a in ended:
+            u, v = tail[a], head[a]
             idle_out.add(u)
             idle_in.add(v)
             freed_out.append(u)
             freed_in.append(v)
         # as in greedy_runs: only a pair with a port freed now can have become free
-        pairs = {arc for u in freed_out for arc in live_out[u] if arc[1] in idle_in}
-        pairs.update(arc for v in freed_in for arc in live_in[v] if arc[0] in idle_out)
+        pairs = {a for u in freed_out for a in live_out[u] if head[a] in idle_in}
+        pairs.update(a for v in freed_in for a in live_in[v] if tail[a] in idle_out)
         freed_out, freed_in = [], []
         candidates = []
-        for arc in pairs:
-            u, v = arc
-            going_on = run_end.get(arc) == t
-            extra = min(chunk, left[arc]) * cost[arc] if going_on and stick else 0
-            a = w_out[u] + extra
-            b = w_in[v] + extra
-            candidates.append((-(a + b) if both else -(a if a > b else b),
-                               not going_on, arc))
+        for a in pairs:
+            going_on = run_end[a] == t
+            extra = min(chunk, left[a]) * ticks[a] if going_on and stick else 0
+            x = w_out[tail[a]] + extra
+            y = w_in[head[a]] + extra
+            candidates.append((-(x + y) if both else -(x if x > y else y), not going_on, a))
         candidates.sort()
-        for _, fresh, arc in candidates:
-            u, v = arc
+        for _, fresh, a in candidates:
+            u, v = tail[a], head[a]
             if u not in idle_out or v not in idle_in:
                 continue
-            k = left[arc]
+            k = left[a]
             if k > chunk:
                 k = chunk
-            work = k * cost[arc]
-            left[arc] -= k
+            work = k * ticks[a]
+            left[a] -= k
             pending -= k
             w_out[u] -= work
             w_in[v] -= work
-            if not left[arc]:
-                live_out[u].remove(arc)
-                live_in[v].remove(arc)
+            if not left[a]:
+                live_out[u].remove(a)
+                live_in[v].remove(a)
             idle_out.discard(u)
             idle_in.discard(v)
             end = t + work
-            run_end[arc] = end
+            run_end[a] = end
             if fresh:   # not following the link's last run back to back
-                runs[arc].append([t, k])
+                runs[a].append([t, k])
             else:
-                runs[arc][-1][1] += k
+                runs[a][-1][1] += k
             later = ending.get(end)
             if later is None:
-                ending[end] = [arc]
+                ending[end] = [a]
                 heappush(times, end)
             else:
-                later.append(arc)
-    return runs
+                later.append(a)
+    index = {arc: a for a, arc in enumerate(arcs)}
+    return {arc: runs[index[arc]] for arc in used}
 
 
-def _streak(arc, t: int, following, left: int, c: int, stick: bool, both: bool,
-            w_out, w_in, live_out, live_in, idle_out, idle_in) -> int:
+def _streak(a: int, t: int, following, left: int, c: int, stick: bool, both: bool,
+            w_out, w_in, live_out, live_in, idle_out, idle_in, tail, head) -> int:
     """How many events of :func:`_port_runs` in a row, from ``t``, place one message of
-    ``arc`` and nothing else, when ``arc`` = (u, v) alone ended at ``t`` and has
-    ``left`` messages (one per placement) of ``c`` ticks; 0: the event loop decides
-    (ours).  Until the next other event (``following``, or None) the idle ports stay
-    the same, so the candidates stay ``arc`` and the pairs (u, x) and (y, v) with x, y
-    idle, and only W_u and W_v (remaining work plus boost, ``w_out``/``w_in``) fall, by
-    c a message.  ``arc`` is placed first (it wins ties: the others do not go on), which
-    busies u and v and so ends the event, while its key beats every rival's: under
-    the busier port rule while max(W_u, W_v) - s·c + extra >= W_x and >= W_y (a
-    rival's other term, W_u - s·c or W_v - s·c, never beats ``arc``'s), under both
-    ports while W_v - s·c + 2·extra >= W_x and W_u - s·c + 2·extra >= W_y (extra: c
-    with ``stick``: ``arc`` goes on).  Every slack falls by c a message."""
-    u, v = arc
+    link ``a`` (a number: its ends are ``tail[a]`` and ``head[a]``) and nothing else,
+    when ``a`` = (u, v) alone ended at ``t`` and has ``left`` messages (one per
+    placement) of ``c`` ticks; 0: the event loop decides (ours).  Until the next other
+    event (``following``, or None) the idle ports stay the same, so the candidates stay
+    ``a`` and the pairs (u, x) and (y, v) with x, y idle, and only W_u and W_v
+    (remaining work plus boost, ``w_out``/``w_in``) fall, by c a message.  ``a`` is
+    placed first (it wins ties: the others do not go on), which busies u and v and so
+    ends the event, while its key beats every rival's: under the busier port rule while
+    max(W_u, W_v) - s·c + extra >= W_x and >= W_y (a rival's other term, W_u - s·c or
+    W_v - s·c, never beats ``a``'s), under both ports while W_v - s·c + 2·extra >= W_x
+    and W_u - s·c + 2·extra >= W_y (extra: c with ``stick``: ``a`` goes on).  Every
+    slack falls by c a message."""
+    u, v = tail[a], head[a]
     extra = c if stick else 0
     w_u, w_v = w_out[u], w_in[v]
     if both:
@@ -396,14 +413,16 @@ def _streak(arc, t: int, following, left: int, c: int, stick: bool, both: bool,
     else:
         top_in = top_out = (w_u if w_u > w_v else w_v) + extra
     low = None   # the least slack over the rivals (u and v are not idle: not rivals)
-    for _, x in live_out[u]:
+    for b in live_out[u]:
+        x = head[b]
         if x in idle_in:
             slack = top_in - w_in[x]
             if slack < 0:
                 return 0
             if low is None or slack < low:
                 low = slack
-    for y, _ in live_in[v]:
+    for b in live_in[v]:
+        y = tail[b]
         if y in idle_out:
             slack = top_out - w_out[y]
             if slack < 0:

@@ -226,12 +226,17 @@ class _Swaps:
     slot once (Claim 1 of proofs/timed-schedule.md, "Regrown trees").  A tree's score is
     its last arrival, then (1/20 as much) its mean arrival; arrivals below v change only
     in v's subtree.  The greedy growth favours the first trees (1.5 periods) over the
-    last (9 to 14 on samples/random-50.json at M = 30); the swaps even that out."""
+    last (9 to 14 on samples/random-50.json at M = 30); the swaps even that out.  An
+    exchange is judged from v's subtree and the trees' last and summed arrivals, and
+    skipped early by a lower bound on the later tree's rise, making the same exchanges
+    as whole-tree scores (proofs/timed-schedule.md, Claim 4')."""
 
     def __init__(self, source, trees, cost, period: int):
         self.source, self.cost, self.period = source, cost, period
         self.parent = [dict(parent) for parent, _ in trees]
         self.slot = [{arc[1]: start for arc, start in chosen} for _, chosen in trees]
+        # per tree, the cost of the link that brings each node its message
+        self.into = [{v: cost[(u, v)] for v, u in parent.items()} for parent in self.parent]
         self.children = []
         for parent in self.parent:
             children: dict[str, set] = {}
@@ -240,6 +245,9 @@ class _Swaps:
             self.children.append(children)
         self.arrival = [self._arrivals(l, source, None) for l in range(len(trees))]
         self.scores = [self._score(arrival) for arrival in self.arrival]
+        # each tree's last and summed arrivals: an exchange rescores from v's subtree
+        self.last = [max(arrival.values(), default=0) for arrival in self.arrival]
+        self.total = [sum(arrival.values()) for arrival in self.arrival]
         self.nodes = sorted(self.parent[0]) if trees else []
 
     def _arrivals(self, l: int, top: str, at: int | None) -> dict[str, int]:
@@ -247,14 +255,14 @@ class _Swaps:
         at ``at`` (None for the source), under the tree's current slots and links."""
         children = self.children[l]
         out, stack = {}, [(v, at) for v in children.get(top, ())]
-        parent, slot, period, cost = self.parent[l], self.slot[l], self.period, self.cost
+        slot, period, into = self.slot[l], self.period, self.into[l]
         while stack:
             v, au = stack.pop()
             s = slot[v]
             if au is not None:   # unrolled(s, au, period), inline: the hot loop
                 base = au - au % period
                 s = base + s if base + s >= au else base + period + s
-            a = out[v] = s + cost[(parent[v], v)]
+            a = out[v] = s + into[v]
             below = children.get(v)
             if below:
                 stack.extend([(w, a) for w in below])
@@ -273,39 +281,108 @@ class _Swaps:
         return False
 
     def _try(self, i: int, j: int, v: str) -> bool:
-        ui, uj = self.parent[i][v], self.parent[j][v]
-        if (ui, self.slot[i][v]) == (uj, self.slot[j][v]):
+        parent_i, parent_j = self.parent[i], self.parent[j]
+        ui, uj = parent_i[v], parent_j[v]
+        si, sj = self.slot[i][v], self.slot[j][v]
+        if ui == uj and si == sj:
+            return False
+        # arrivals below v only grow with v's (unrolled() is monotone): when v gets its
+        # message no earlier in either tree, no score can fall (a value read for a
+        # parent inside v's subtree is never used: the cycle test below refuses it)
+        arrival_i, arrival_j = self.arrival[i], self.arrival[j]
+        period, source = self.period, self.source
+        at_i, at_j = sj, si   # _arrival_at(i, v, uj, sj) and (j, v, ui, si), inline
+        if uj != source:
+            au = arrival_i[uj]
+            base = au - au % period
+            at_i = base + sj if base + sj >= au else base + period + sj
+        if ui != source:
+            au = arrival_j[ui]
+            base = au - au % period
+            at_j = base + si if base + si >= au else base + period + si
+        at_i += self.into[j][v]
+        at_j += self.into[i][v]
+        later_i = at_i >= arrival_i[v]
+        if later_i and at_j >= arrival_j[v]:
             return False
         if self._below(i, uj, v) or self._below(j, ui, v):
             return False  # the exchange would close a cycle
-        # arrivals below v only grow with v's (unrolled() is monotone): when v gets its
-        # message no earlier in either tree, no score can fall
-        if (self._arrival_at(i, v, uj, self.slot[j][v]) >= self.arrival[i][v]
-                and self._arrival_at(j, v, ui, self.slot[i][v]) >= self.arrival[j][v]):
-            return False
-        self._exchange(i, j, v)
-        new = [self._moved(i, v), self._moved(j, v)]
-        scores = [self._score(a) for a in new]
-        if sum(scores) < self.scores[i] + self.scores[j]:
-            self.arrival[i], self.arrival[j] = new
-            self.scores[i], self.scores[j] = scores
+        if later_i:   # the tree where v gets it earlier goes first
+            i, j, at_i, at_j = j, i, at_j, at_i
+        # only v's subtree moves in either tree (its new parent lies outside it, and
+        # its subtree keeps its links and slots): the two scores follow from its
+        # arrivals alone, the same integers as in full
+        new_i = self._rescored(i, v, at_i)
+        if new_i[0] - self.scores[i] + self._least_rise(j, v, at_j) >= 0:
+            return False   # tree j's score rises at least that much
+        new_j = self._rescored(j, v, at_j)
+        if new_i[0] + new_j[0] < self.scores[i] + self.scores[j]:
+            self._exchange(i, j, v)
+            self._take(i, v, at_i, new_i)
+            self._take(j, v, at_j, new_j)
             return True
-        self._exchange(i, j, v)  # undo
         return False
+
+    def _least_rise(self, l: int, v: str, at: int) -> int:
+        """A lower bound on how much tree l's score rises when v gets its message at
+        ``at`` instead (0 when that is earlier): no earlier, every arrival in v's
+        subtree is no earlier either (unrolled() is monotone), so the sum rises by at
+        least v's delay and the last arrival is at least ``at`` and the last before."""
+        before = self.arrival[l][v]
+        if at < before:
+            return 0
+        rise = at - before
+        if at > self.last[l]:
+            rise += 20 * len(self.arrival[l]) * (at - self.last[l])
+        return rise
+
+    def _rescored(self, l: int, v: str, at: int) -> tuple[int, int, int]:
+        """(score, last, total) of tree l when v gets its message at ``at`` and its
+        subtree follows (its links and slots as they are: v's own link and slot are not
+        read; v's new parent lies outside it), counted from the subtree's arrivals and
+        the tree's last and summed ones: :meth:`_score` of the whole tree's arrivals."""
+        old, children = self.arrival[l], self.children[l]
+        slot, period, into = self.slot[l], self.period, self.into[l]
+        gone = gone_last = old[v]
+        came = came_last = at
+        stack = [(w, at) for w in children.get(v, ())]
+        while stack:   # the hot loop: _arrivals, with only the sums and largest kept
+            w, au = stack.pop()
+            s = slot[w]
+            base = au - au % period
+            a = (base + s if base + s >= au else base + period + s) + into[w]
+            b = old[w]
+            gone += b
+            came += a
+            if b > gone_last:
+                gone_last = b
+            if a > came_last:
+                came_last = a
+            below = children.get(w)
+            if below:
+                stack.extend([(x, a) for x in below])
+        total, last = self.total[l] + came - gone, self.last[l]
+        if came_last >= last:
+            last = came_last
+        elif gone_last == last:   # the last arrival may have been in the subtree
+            sub = self._arrivals(l, v, at)
+            sub[v] = at
+            last = max([a for w, a in old.items() if w not in sub] + [came_last])
+        return 20 * len(old) * last + total, last, total
+
+    def _take(self, l: int, v: str, at: int, new: tuple) -> None:
+        """Tree l's score, last and total set from :meth:`_rescored`'s, and its
+        arrivals with v's at ``at`` (its links and slots as they are now)."""
+        self.scores[l], self.last[l], self.total[l] = new
+        arrival = self.arrival[l]
+        arrival.update(self._arrivals(l, v, at))
+        arrival[v] = at
 
     def _arrival_at(self, l: int, v: str, u: str, slot: int) -> int:
         """When v would get tree l's message from u (outside v's subtree) in ``slot``."""
         if u != self.source:
             slot = unrolled(slot, self.arrival[l][u], self.period)
         return slot + self.cost[(u, v)]
-
-    def _moved(self, l: int, v: str) -> dict[str, int]:
-        """Tree l's arrivals after v's parent and slot changed (its new parent lies
-        outside its subtree): v and its subtree recomputed."""
-        arrival = dict(self.arrival[l])
-        arrival[v] = self._arrival_at(l, v, self.parent[l][v], self.slot[l][v])
-        arrival.update(self._arrivals(l, v, arrival[v]))
-        return arrival
 
     def _exchange(self, i: int, j: int, v: str) -> None:
         ui, uj = self.parent[i][v], self.parent[j][v]
@@ -315,6 +392,7 @@ class _Swaps:
         self.children[j].setdefault(ui, set()).add(v)
         self.parent[i][v], self.parent[j][v] = uj, ui
         self.slot[i][v], self.slot[j][v] = self.slot[j][v], self.slot[i][v]
+        self.into[i][v], self.into[j][v] = self.into[j][v], self.into[i][v]
 
     def search(self, budget: int) -> list[tuple[dict, list]]:
         """Sweeps over all (i < j, v) until one improves nothing, at most ``budget``
@@ -381,8 +459,9 @@ class _Swaps:
         self.children[l][old[0]].discard(v)
         self.children[l].setdefault(arc[0], set()).add(v)
         self.parent[l][v], self.slot[l][v] = arc[0], slot
-        self.arrival[l] = self._moved(l, v)
-        self.scores[l] = self._score(self.arrival[l])
+        self.into[l][v] = self.cost[arc]
+        at = self._arrival_at(l, v, arc[0], slot)
+        self._take(l, v, at, self._rescored(l, v, at))
 
     def trees(self) -> list[tuple[dict, list]]:
         return [(parent, [((u, v), slot[v]) for v, u in parent.items()])
