@@ -470,28 +470,32 @@ CLOSE_FACTORS = (1, Fraction(3, 2), 2)
 #: ``Effort.order_lns``, is 2: on generated mesh-65 s4 at M = 24 it stops at 0.99615 of
 #: TP*, 8 reaches the counts' bound 0.99811).
 CLOSE_LNS = 8.0
+#: Platforms of more nodes than this are not tried (measured on 50 and 65 nodes only;
+#: on 200 nodes the MILP over the cuts and the regrowths cost far more).
+CLOSE_NODES = 100
 
 
 def closing_candidates(platform, result, tried, k: Fraction, cap: Fraction, effort,
                        improvers: list) -> list[Candidate]:
     """When the candidate of ``tried`` that delivers the most delivers less than
-    :data:`CLOSE_BELOW` of K·TP* (``cap``) and the effort recounts and searches orders
-    (``recounted``, ``order_lns``): for M = its M times each of :data:`CLOSE_FACTORS`
-    (2 <= M <= CUT_MESSAGES, trees regrowable), the timetables on link counts chosen
-    over the cuts (:func:`steady.schedule.timed.cut_timetables`, a CutPool of their
-    own), the fastest of them after its port orders are searched by CP-SAT's
-    neighbourhoods (:data:`CLOSE_LNS` each, when it ends above its load), unless its
-    counts' ratio bound could not beat that candidate even with a warm-up of
-    :data:`LEAST_LAG` periods; its trees regrown, counted, its clean-up routed, and the
-    trees of the one of these that delivers the most regrown once more
-    (:func:`regrown_again`) when it beats ``tried``.  The candidates, to be counted
-    after all the others (no other candidate changes); ``improvers`` is told what was
-    done.  Ours: on 65-node meshes the chooser's recount (:func:`recounted_timetables`)
-    stops at the best candidate's M, while at 1.5 to 2 times it the counts over the
-    cuts bound the ratio at 0.998 to 1 and the searched order reaches that bound
-    (generated mesh-65 s4: M = 16 chosen at 0.98670 of K·TP*, M = 32 on such counts
-    0.99887 of TP*)."""
-    if not (effort.recounted and effort.order_lns and tried):
+    :data:`CLOSE_BELOW` of K·TP* (``cap``), the effort recounts and searches orders
+    (``recounted``, ``order_lns``) and the platform has at most :data:`CLOSE_NODES`
+    nodes: for M = its M times each of :data:`CLOSE_FACTORS` (2 <= M <= CUT_MESSAGES,
+    trees regrowable), the timetables on link counts chosen over the cuts
+    (:func:`steady.schedule.timed.cut_timetables`, a CutPool of their own) whose
+    counts' ratio bound could beat that candidate with a warm-up of :data:`LEAST_LAG`
+    periods, the fastest of them after its port orders are searched by CP-SAT's
+    neighbourhoods (:data:`CLOSE_LNS` each, when it ends above its load); its trees
+    regrown, counted, its clean-up routed, and the trees of the one of these that
+    delivers the most regrown once more (:func:`regrown_again`) when it beats
+    ``tried``.  The candidates, to be counted after all the others (no other candidate
+    changes); ``improvers`` is told what was done.  Ours: on 65-node meshes the
+    chooser's recount (:func:`recounted_timetables`) stops at the best candidate's M,
+    while 1.5 to 2 times it, counts over the cuts bound the ratio at 0.998 to 1 and a
+    longer search of the order reaches that bound (generated mesh-65 s4: M = 16 chosen
+    at 0.98670 of K·TP*; here M = 32 reaches ratio 0.99967 and 0.99218 of K·TP*)."""
+    if not (effort.recounted and effort.order_lns and tried) \
+            or len(platform.nodes) > CLOSE_NODES:
         return []
     top = _most_delivered(tried)
     if top.delivered >= CLOSE_BELOW * cap:
