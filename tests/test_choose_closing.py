@@ -4,7 +4,10 @@ proofs/finite-horizon.md item 11."""
 
 from __future__ import annotations
 
+import math
+from dataclasses import replace
 from fractions import Fraction
+from unittest.mock import patch
 
 import pytest
 from hypothesis import assume, given, settings, strategies as st
@@ -14,6 +17,7 @@ from helpers import examples, ladder, ratio_of
 from steady.generators import mesh_platform
 from steady.schedule.effort import DEFAULT
 from steady.schedule.timed import CUT_MESSAGES
+import steady.simulate.choose as choose
 from steady.simulate.choose import (CLOSE_BELOW, CLOSE_FACTORS, PIPELINED, Candidate,
                                     closing_candidates)
 from steady.simulate.horizon import bound
@@ -34,14 +38,16 @@ def _top(platform, m, delivered):
 @settings(max_examples=examples(8), deadline=None)
 @given(nodes=st.integers(8, 12), seed=st.integers(1, 40), m=st.sampled_from([2, 3, 4, 6]))
 def test_closing_candidates_are_valid_longer_periods_counted_exactly(nodes, seed, m):
-    """A best candidate that delivers nothing fires the layer: every candidate it gives
-    is pipelined on regrown trees, of an M among the best's times CLOSE_FACTORS, its
-    timetable valid, its ratio exact and at most 1, its count at most K·TP*; the
-    improvers say one line per M tried."""
+    """A best candidate just below CLOSE_BELOW of K·TP* fires the layer: every
+    candidate it gives is pipelined on regrown trees, of an M among the best's times
+    CLOSE_FACTORS, its timetable valid, its ratio exact and at most 1, its count at most
+    K·TP*; the improvers say one line per M tried."""
     platform = mesh_platform(nodes, seed=seed)
     result, cap, top = _top(platform, m, 0)
+    top = replace(top, delivered=math.ceil(CLOSE_BELOW * cap) - 1)
     said = []
-    out = closing_candidates(platform, result, [top], HORIZON, cap, DEFAULT, said)
+    with patch.object(choose, "CLOSE_LNS", 0.5):   # the property, not the search's reach
+        out = closing_candidates(platform, result, [top], HORIZON, cap, DEFAULT, said)
     ms = {int(m * f) for f in CLOSE_FACTORS if 2 <= int(m * f) <= CUT_MESSAGES}
     assert {s["max_messages"] for s in said if s["improver"] == "close"} <= ms
     assume(out)

@@ -483,9 +483,10 @@ def closing_candidates(platform, result, tried, k: Fraction, cap: Fraction, effo
     nodes: for M = its M times each of :data:`CLOSE_FACTORS` (2 <= M <= CUT_MESSAGES,
     trees regrowable), the timetables on link counts chosen over the cuts
     (:func:`steady.schedule.timed.cut_timetables`, a CutPool of their own) whose
-    counts' ratio bound could beat that candidate with a warm-up of :data:`LEAST_LAG`
-    periods, the fastest of them after its port orders are searched by CP-SAT's
-    neighbourhoods (:data:`CLOSE_LNS` each, when it ends above its load); its trees
+    counts' ratio bound could beat that candidate were their lags to cost as many
+    messages per message of the period as its own (ratio·K·TP* - delivered), the
+    fastest of them after its port orders are searched by CP-SAT's neighbourhoods
+    (:data:`CLOSE_LNS` each, when it ends above its load); its trees
     regrown, counted, its clean-up routed, and the trees of the one of these that
     delivers the most regrown once more (:func:`regrown_again`) when it beats
     ``tried``.  The candidates, to be counted after all the others (no other candidate
@@ -501,6 +502,9 @@ def closing_candidates(platform, result, tried, k: Fraction, cap: Fraction, effo
     if top.delivered >= CLOSE_BELOW * cap:
         return []
     optimum = result.throughput
+    # what that candidate loses to its lags, per message of its period: a longer period
+    # is expected to lose as much per message (an estimate; the count decides)
+    lost = max(top.ratio * cap - top.delivered, 0) / max(top.table.messages, 1)
     cuts = CutPool()
     chosen = []
     for m in sorted({int(top.max_messages * f) for f in CLOSE_FACTORS}):
@@ -510,7 +514,7 @@ def closing_candidates(platform, result, tried, k: Fraction, cap: Fraction, effo
                 "how": "counts chosen over the cuts, port orders searched"}
         tables = cut_timetables(platform, result, m, effort, cuts)
         hopeful = [t for t in tables if ratio_bound(platform, t.counts, optimum, t.messages)
-                   * cap - LEAST_LAG * t.messages > top.delivered]
+                   * cap - lost * t.messages > top.delivered]
         if not hopeful:
             improvers.append(dict(said, result="no counts that could win"))
             continue
