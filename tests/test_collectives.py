@@ -1,6 +1,7 @@
 """Collectives on switched, multi-port fabrics (issue 43; proofs/collectives.md): the
 exact optimum, its certificate, the symmetry, the bounds."""
 
+import json
 from dataclasses import replace
 from fractions import Fraction
 from itertools import product
@@ -10,7 +11,7 @@ import networkx as nx
 import pytest
 from hypothesis import HealthCheck, assume, event, given, settings
 
-from helpers import examples
+from helpers import examples, run
 from hypothesis import strategies as st
 
 from steady.certificate import check_collective
@@ -336,6 +337,38 @@ def test_bad_collectives_are_refused_in_one_line(kwargs, element, reason):
     with pytest.raises(InputError) as info:
         collective_throughput(hetero_cluster_platform(), **kwargs)
     assert info.value.element == element and reason in info.value.reason
+
+
+def _tuple_named_box() -> Platform:
+    """Two GPUs and a switch named as ForestColl's generators name them (tuples), read
+    its way (every node not in ``compute_nodes`` a switch): names with commas."""
+    g = nx.DiGraph(ports="multi-port")
+    for b in range(3):
+        g.add_edge((0, "GPU", b), (0, "NVSwitch", 0), capacity=300)
+        g.add_edge((0, "NVSwitch", 0), (0, "GPU", b), capacity=300)
+    return Platform.from_networkx(g, (0, "GPU", 0),
+                                  compute_nodes=[(0, "GPU", b) for b in range(3)])
+
+
+def test_sources_whose_names_hold_commas_are_found():
+    # sweep43: `--sources "(0, 'GPU', 0),(0, 'GPU', 2)"` was split into four pieces
+    # and refused as "unknown node '(0'"
+    p = _tuple_named_box()
+    joined = "(0, 'GPU', 0),(0, 'GPU', 2)"
+    result = collective_throughput(p, "broadcast", joined.split(","), ["1", "2"])
+    assert result.roots == {("(0, 'GPU', 0)", "out"): 1, ("(0, 'GPU', 2)", "out"): 2}
+    with pytest.raises(InputError) as info:
+        collective_throughput(p, "broadcast", "(0, 'GPU', 0),(0, 'GPU'".split(","))
+    assert info.value.element == "sources[1]" and "unknown node" in info.value.reason
+
+
+def test_sources_with_commas_on_the_command_line(tmp_path, capsys):
+    path = tmp_path / "box.json"
+    path.write_text(json.dumps(_tuple_named_box().to_dict()))
+    code, out, err = run(capsys, "throughput", path, "--sources",
+                         "(0, 'GPU', 1),(0, 'GPU', 2)", "--json")
+    assert code == 0, err
+    assert [r["root"] for r in json.loads(out)["roots"]] == ["(0, 'GPU', 1)", "(0, 'GPU', 2)"]
 
 
 def test_an_unreachable_compute_node_is_named():

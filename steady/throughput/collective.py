@@ -100,7 +100,7 @@ def collective_roots(platform, kind: str, sources=None, rates=None,
         sources = [platform.source]
     elif isinstance(sources, str):
         sources = [s for s in sources.split(",")]
-    sources = list(sources)
+    sources = _rejoined(list(sources), platform.nodes)
     if not sources:
         raise InputError(origin, "sources", "no source given")
     seen = set()
@@ -115,6 +115,24 @@ def collective_roots(platform, kind: str, sources=None, rates=None,
         seen.add(s)
     weights = _rates(sources, rates, origin)
     return {(s, OUT): weights[s] for s in sources}
+
+
+def _rejoined(pieces: list, nodes) -> list:
+    """The sources, with the pieces of a comma-split list joined again where a node's
+    own name holds commas (networkx nodes that are tuples, ForestColl's style, become
+    names like ``(0, 'GPU', 0)``): a piece that names no node is joined with the next
+    ones while that names one (at most as many as the longest such name has pieces)."""
+    names = set(nodes)
+    widest = 1 + max((name.count(",") for name in names), default=0)
+    out, i = [], 0
+    while i < len(pieces):
+        take = 1
+        if pieces[i] not in names:
+            take = next((j for j in range(2, min(widest, len(pieces) - i) + 1)
+                         if ",".join(pieces[i:i + j]) in names), 1)
+        out.append(",".join(pieces[i:i + take]))
+        i += take
+    return out
 
 
 def _rates(sources, rates, origin) -> dict:
