@@ -271,7 +271,7 @@ def horizon_choice(platform, result, horizon, effort=DEFAULT, rules=None, most=N
                                                                 rules, max_events):
         tried += _listed(built, regrowths, k, optimum)
     tried = _refined(tried, k, cap) + _refined(extra, k, cap) + _refined(runners, k, cap)
-    if PIPELINED in periodic:
+    if PIPELINED in (asked or periodic):
         # where the best still ends short of CLOSE_BELOW of K·TP*: counts chosen over
         # the cuts at its M and above, searched (counted apart, after all the others)
         tried += _refined(closing_candidates(platform, result, tried, k, cap, effort,
@@ -283,7 +283,8 @@ def horizon_choice(platform, result, horizon, effort=DEFAULT, rules=None, most=N
                                asked, most, progress, max_events)
         tried += floor.candidates
         improvers += floor.improvers
-    best = _most_delivered(tried)
+    # the best under the rules asked for (the others' candidates built its trees)
+    best = _most_delivered([c for c in tried if not asked or c.forwarding in asked])
     if floor is not None and best.delivered < floor.best.delivered:
         raise AssertionError("postcondition: the floor level's choice delivers more")
     return Choice(k, optimum, tuple(tried), best, tuple(improvers), result)
