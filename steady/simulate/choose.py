@@ -275,7 +275,7 @@ def horizon_choice(platform, result, horizon, effort=DEFAULT, rules=None, most=N
         # where the best still ends short of CLOSE_BELOW of K·TP*: counts chosen over
         # the cuts at its M and above, searched (counted apart, after all the others)
         tried += _refined(closing_candidates(platform, result, tried, k, cap, effort,
-                                             improvers), k, cap)
+                                             improvers, most), k, cap)
     floor = None
     if effort.floor_level is not None:
         # the floor level's candidates, after this level's own (ties keep those)
@@ -477,12 +477,12 @@ CLOSE_NODES = 100
 
 
 def closing_candidates(platform, result, tried, k: Fraction, cap: Fraction, effort,
-                       improvers: list) -> list[Candidate]:
+                       improvers: list, most: int | None = None) -> list[Candidate]:
     """When the candidate of ``tried`` that delivers the most delivers less than
     :data:`CLOSE_BELOW` of K·TP* (``cap``), the effort recounts and searches orders
     (``recounted``, ``order_lns``) and the platform has at most :data:`CLOSE_NODES`
     nodes: for M = its M times each of :data:`CLOSE_FACTORS` (2 <= M <= CUT_MESSAGES,
-    trees regrowable), the timetables on link counts chosen over the cuts
+    at most ``most`` when given, trees regrowable), the timetables on link counts chosen over the cuts
     (:func:`steady.schedule.timed.cut_timetables`, a CutPool of their own) whose
     counts' ratio bound could beat that candidate were their lags to cost as many
     messages per message of the period as its own (ratio·K·TP* - delivered), the
@@ -509,7 +509,8 @@ def closing_candidates(platform, result, tried, k: Fraction, cap: Fraction, effo
     cuts = CutPool()
     chosen = []
     for m in sorted({int(top.max_messages * f) for f in CLOSE_FACTORS}):
-        if not 2 <= m <= CUT_MESSAGES or m > most_regrown(platform):
+        if not 2 <= m <= min(CUT_MESSAGES, most or CUT_MESSAGES) \
+                or m > most_regrown(platform):
             continue
         said = {"max_messages": m, "improver": "close",
                 "how": "counts chosen over the cuts, port orders searched"}
