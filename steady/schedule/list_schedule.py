@@ -254,19 +254,21 @@ def greedy_runs(used: dict[Arc, int], cost: dict[Arc, int], key=busier_port, boo
     return runs
 
 
-def _port_work(used: dict[Arc, int], cost: dict[Arc, int]):
+def _port_work(used: dict[Arc, int], cost: dict[Arc, int], numbered: bool = False):
     """(messages left per link, work left per out-port and per in-port, the links with
-    messages left by tail and by head): what a greedy run starts from."""
+    messages left by tail and by head -- as their numbers in sorted order when
+    ``numbered``): what a greedy run starts from."""
     left = dict(used)
     work_out: dict[str, int] = {}
     work_in: dict[str, int] = {}
     live_out: dict[str, list] = {}
     live_in: dict[str, list] = {}
-    for (u, v), k in sorted(used.items()):
+    for a, ((u, v), k) in enumerate(sorted(used.items())):
         work_out[u] = work_out.get(u, 0) + k * cost[(u, v)]
         work_in[v] = work_in.get(v, 0) + k * cost[(u, v)]
-        live_out.setdefault(u, []).append((u, v))
-        live_in.setdefault(v, []).append((u, v))
+        link = a if numbered else (u, v)
+        live_out.setdefault(u, []).append(link)
+        live_in.setdefault(v, []).append(link)
     return left, work_out, work_in, live_out, live_in
 
 
@@ -287,19 +289,9 @@ def _port_runs(used: dict[Arc, int], cost: dict[Arc, int], both: bool, boost: di
     head = [v for _, v in arcs]
     left = [used[arc] for arc in arcs]
     ticks = [cost[arc] for arc in arcs]
-    w_out: dict[str, int] = {}
-    w_in: dict[str, int] = {}
-    live_out: dict[str, list] = {}
-    live_in: dict[str, list] = {}
-    for a, (u, v) in enumerate(arcs):
-        w_out[u] = w_out.get(u, 0) + left[a] * ticks[a]
-        w_in[v] = w_in.get(v, 0) + left[a] * ticks[a]
-        live_out.setdefault(u, []).append(a)
-        live_in.setdefault(v, []).append(a)
-    for u in w_out:
-        w_out[u] += boost.get(("out", u), 0)
-    for v in w_in:
-        w_in[v] += boost.get(("in", v), 0)
+    _, work_out, work_in, live_out, live_in = _port_work(used, cost, numbered=True)
+    w_out = {u: w + boost.get(("out", u), 0) for u, w in work_out.items()}
+    w_in = {v: w + boost.get(("in", v), 0) for v, w in work_in.items()}
     idle_out, idle_in = set(w_out), set(w_in)
     runs: list[list] = [[] for _ in arcs]
     run_end = [None] * len(arcs)   # where each link's last run ends

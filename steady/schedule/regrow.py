@@ -268,8 +268,12 @@ class _Swaps:
                 stack.extend([(w, a) for w in below])
         return out
 
+    #: A tree's score weighs its last arrival this many times |V| against the sum of
+    #: its arrivals (the mean counts 1/LAST as much as the last).
+    LAST = 20
+
     def _score(self, arrival) -> int:
-        return 20 * len(arrival) * max(arrival.values()) + sum(arrival.values())
+        return self.LAST * len(arrival) * max(arrival.values()) + sum(arrival.values())
 
     def _below(self, l: int, x: str, v: str) -> bool:
         """Whether ``x`` lies in v's subtree of tree l."""
@@ -333,7 +337,7 @@ class _Swaps:
             return 0
         rise = at - before
         if at > self.last[l]:
-            rise += 20 * len(self.arrival[l]) * (at - self.last[l])
+            rise += self.LAST * len(self.arrival[l]) * (at - self.last[l])
         return rise
 
     def _rescored(self, l: int, v: str, at: int) -> tuple[int, int, int]:
@@ -368,7 +372,7 @@ class _Swaps:
             sub = self._arrivals(l, v, at)
             sub[v] = at
             last = max([a for w, a in old.items() if w not in sub] + [came_last])
-        return 20 * len(old) * last + total, last, total
+        return self.LAST * len(old) * last + total, last, total
 
     def _take(self, l: int, v: str, at: int, new: tuple) -> None:
         """Tree l's score, last and total set from :meth:`_rescored`'s, and its

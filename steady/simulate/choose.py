@@ -263,10 +263,7 @@ def horizon_choice(platform, result, horizon, effort=DEFAULT, rules=None, most=N
         runners += _routed(runners, k, effort.routed,
                            max((c.delivered for c in tried + extra), default=0))
         # the trees of the one that delivers the most grown once more, for less lag
-        again = regrown_again(tried + extra + runners, effort, k, cap, improvers)
-        runners += again + _routed(again, k, effort.routed,
-                                   max((c.delivered for c in tried + extra + runners),
-                                       default=0))
+        runners += _regrown_again_routed(tried + extra + runners, effort, k, cap, improvers)
     if LISTED in rules and (effort.list_run or asked) and _fits(platform, k, optimum,
                                                                 rules, max_events):
         tried += _listed(built, regrowths, k, optimum)
@@ -533,9 +530,7 @@ def closing_candidates(platform, result, tried, k: Fraction, cap: Fraction, effo
     out = _regrown(chosen, tried, effort, k, cap, {}, improvers)
     out += _routed(out, k, effort.routed, top.delivered)
     if out and _most_delivered(out).delivered > top.delivered:
-        again = regrown_again(out, effort, k, cap, improvers)
-        out += again + _routed(again, k, effort.routed,
-                               max(c.delivered for c in tried + out))
+        out += _regrown_again_routed(out, effort, k, cap, improvers)
     return out
 
 
@@ -733,6 +728,15 @@ def regrown_again(tried, effort, k: Fraction, cap: Fraction, improvers: list) ->
     after = min((c.pattern.warmup for c in out), default=None)
     improvers.append(dict(said, result=f"warm-up {top.pattern.warmup} -> {after} periods"))
     return out
+
+
+def _regrown_again_routed(tried, effort, k: Fraction, cap: Fraction,
+                          improvers: list) -> list:
+    """:func:`regrown_again` of ``tried``, its candidates also with their clean-up routed
+    (:func:`_routed`, against what ``tried`` delivers already)."""
+    again = regrown_again(tried, effort, k, cap, improvers)
+    return again + _routed(again, k, effort.routed, max((c.delivered for c in tried),
+                                                        default=0))
 
 
 def _warmups(tried, table) -> list[int]:
