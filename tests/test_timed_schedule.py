@@ -146,6 +146,88 @@ def test_a_packing_at_ratio_one_is_kept_without_a_milp(platform, data):
                                   start) == start
 
 
+@settings(max_examples=examples(20))
+@given(platforms(max_nodes=6), st.integers(2, 80), st.data(), st.sampled_from([0, 1, 100]))
+def test_the_quick_dinkelbach_look_gives_the_full_answer_or_none(platform, most, data,
+                                                                 nodes):
+    """steady.schedule.packing (``proven``): where every round of the search proves its
+    optimum within PROVEN_NODES nodes (here 0, 1 or 100: the small bounds make some
+    rounds stop unproven), the answer is the full search's; otherwise None."""
+    import steady.schedule.packing as packing
+
+    result = throughput(platform, "trees")
+    parents = [parent for parent, _ in optimum_trees(platform, result)]
+    start = data.draw(st.lists(st.integers(0, 5), min_size=len(parents),
+                               max_size=len(parents)).filter(lambda w: 0 < sum(w) <= most))
+    full = dinkelbach_weights(platform, parents, result.throughput, most, start)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(packing, "PROVEN_NODES", nodes)
+        quick = dinkelbach_weights(platform, parents, result.throughput, most, start,
+                                   proven=True)
+    assert quick is None or quick == full
+
+
+def _unproven_milp(patch, calls: list):
+    """steady.schedule.timed's improved_packing made to find its quick look unproven
+    (as on 65-node meshes at M = 1000), the calls of the full search recorded."""
+    import steady.schedule.timed as timed_module
+    from steady.schedule.counts import improved_packing
+
+    def spy(*args, proven=False):
+        if proven:
+            return None
+        calls.append(args)
+        return improved_packing(*args)
+
+    patch.setattr(timed_module, "improved_packing", spy)
+
+
+def test_a_timetable_certified_enough_before_the_milp_is_kept():
+    """steady.schedule.timed (``enough``, Effort.milp_enough): where the Dinkelbach MILP
+    would run to its node bound, a first timetable certified at least ``enough`` is kept
+    and the MILP not solved; where none is, the search goes on and gives exactly what
+    it gives without ``enough`` (samples/random-30.json, M = 10: the packing's ratio
+    bound is below 1 there, so the MILP is asked for)."""
+    platform = Platform.from_file(sample("random-30.json"))
+    result = throughput(platform, "trees")
+    plain, stats = timed_timetable(platform, result, 10)
+    assert stats["ratio"] < 1
+    calls = []
+    with pytest.MonkeyPatch.context() as patch:
+        _unproven_milp(patch, calls)
+        early, early_stats = timed_timetable(platform, result, 10, enough=Fraction(1, 2))
+        assert calls == []
+        assert early_stats["ratio"] >= Fraction(1, 2)
+        assert verify(platform, early.schedule(result)).ok
+        # unreachable: the MILP runs, and the answer is the one without ``enough``
+        late, _ = timed_timetable(platform, result, 10, enough=Fraction(2))
+        assert len(calls) == 1
+    assert late.schedule(result).to_json() == plain.schedule(result).to_json()
+
+
+def test_steady_schedule_uses_the_effort_s_enough_for_one_m_only(capsys, tmp_path):
+    """``steady schedule --max-messages M`` passes Effort.milp_enough to the timetable
+    (at default effort), ``--ratio`` and ``--effort thorough`` do not."""
+    import steady.schedule.timed as timed_module
+
+    seen = []
+    real = timed_module.timed_schedule
+
+    def spy(*args):
+        seen.append(args[6] if len(args) > 6 else None)
+        return real(*args)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(timed_module, "timed_schedule", spy)
+        for extra in ([], ["--effort", "thorough"], ["--ratio", "1/2"]):
+            seen.clear()
+            code, _, _ = run(capsys, "schedule", sample("random-10.json"),
+                             "--max-messages", 5, "--quiet", "-o", tmp_path / "s.json",
+                             *extra)
+            assert code == 0
+            assert seen and set(seen) == ({DEFAULT.milp_enough} if not extra else {None})
+
+
 # -- the list schedule (steady.schedule.list_schedule) ----------------------------------
 
 @settings(max_examples=examples(25))

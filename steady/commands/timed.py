@@ -61,9 +61,14 @@ def _builder(args, platform, result):
         return steps_schedule
     from ..schedule.timed import timed_schedule, tree_families
 
-    effort = getattr(args, "effort", "default")
+    from ..schedule.effort import effort as effort_of
+
+    effort = effort_of(getattr(args, "effort", "default"))
     families = tree_families(platform, result, effort)
-    return lambda p, r, m: timed_schedule(p, r, m, effort, families)
+    # one M asked for: a timetable certified well enough ends the search early
+    enough = (effort.milp_enough if getattr(args, "ratio", None) is None
+              and getattr(args, "max_period", None) is None else None)
+    return lambda p, r, m: timed_schedule(p, r, m, effort, families, None, enough)
 
 
 def add_commands(sub) -> None:

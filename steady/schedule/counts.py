@@ -71,6 +71,15 @@ def best_packing(platform, trees, optimum: Fraction, most: int, dinkelbach: bool
     :func:`message_counts` (by the ratio their trees reach at their own largest load:
     the rounding often leaves room), then improved by the bounded Dinkelbach search of
     :mod:`.packing` over the same trees and the optimum's (unless not ``dinkelbach``)."""
+    packed = start_packing(platform, trees, optimum, most)
+    if not dinkelbach:
+        return sum(w for _, w in packed), packed
+    weights = improved_packing(platform, trees, optimum, most, packed)
+    return sum(w for _, w in weights), weights
+
+
+def start_packing(platform, trees, optimum: Fraction, most: int) -> list[tuple[dict, int]]:
+    """The integer trees of :func:`best_packing` before its Dinkelbach search."""
     best = None
     for n in message_counts(platform, trees, optimum, most):
         weights = rounded_trees(platform, trees, optimum, n, residual=False)
@@ -78,14 +87,23 @@ def best_packing(platform, trees, optimum: Fraction, most: int, dinkelbach: bool
         if best is None or ratio > best[0]:
             best = (ratio, n)
     # the residual packing (max-flows) only for the best N: it is the costly part
-    packed = rounded_trees(platform, trees, optimum, best[1])
-    if not dinkelbach:
-        return sum(w for _, w in packed), packed
+    return rounded_trees(platform, trees, optimum, best[1])
+
+
+def improved_packing(platform, trees, optimum: Fraction, most: int, packed,
+                     proven: bool = False) -> list[tuple[dict, int]] | None:
+    """``packed`` (:func:`start_packing`) improved by the bounded Dinkelbach search of
+    :mod:`.packing` over the same trees and the optimum's: the weights of
+    :func:`best_packing`.  With ``proven``, the same when each of the search's MILPs
+    proves its optimum within a few nodes (:data:`.packing.PROVEN_NODES`), None
+    otherwise."""
     pool = merged([(parent, 0) for parent, _ in trees] + packed)
     parents = [parent for parent, _ in pool]
-    improved = dinkelbach_weights(platform, parents, optimum, most, [w for _, w in pool])
-    weights = [(parent, w) for parent, w in zip(parents, improved) if w > 0]
-    return sum(w for _, w in weights), weights
+    improved = dinkelbach_weights(platform, parents, optimum, most, [w for _, w in pool],
+                                  proven=proven)
+    if improved is None:
+        return None
+    return [(parent, w) for parent, w in zip(parents, improved) if w > 0]
 
 
 def rounded_trees(platform, trees, optimum: Fraction, messages: int,

@@ -25,6 +25,7 @@ gathers those bounds; three levels are named:
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from fractions import Fraction
 
 
 @dataclass(frozen=True)
@@ -129,6 +130,12 @@ class Effort:
     #: :func:`.order_search.neighbourhood_searched`).
     deep_time: float = 0.0
 
+    #: ``steady schedule --max-messages M`` (one M, no ``--ratio``): when the timetable
+    #: of best ratio bound before the Dinkelbach MILP is certified at least this, it is
+    #: kept and the MILP not solved (:func:`.timed.timed_timetable`'s ``enough``; the
+    #: finite-horizon ladder and ``--ratio`` do not use it); None: the MILP always runs.
+    milp_enough: Fraction | None = None
+
     def but(self, **changes) -> "Effort":
         """This level with some bounds changed (benchmarks switch layers this way)."""
         return replace(self, **changes)
@@ -147,7 +154,7 @@ DEFAULT = Effort("default", families=1, list_rounds=4, tight_rounds=40, rules=2,
                  ladder=(1, 2, 4, 8, 12, 16, 24, 32, 48, 64, 100, 200, 500, 1000),
                  regrown=3, patience=2, list_run=False, routed=4, period_rule=False,
                  slack_rounds=4, rebuilt=2, recounted=3, order_lns=2.0,
-                 again_swaps=300_000)
+                 again_swaps=300_000, milp_enough=Fraction(999, 1000))
 THOROUGH = Effort("thorough", families=2, list_rounds=40, tight_rounds=200, rules=8, round_rules=8, run_placements=400_000,
                   all_placements=1_200_000, dinkelbach=True, count_kicks=100, cut_counts=True, order_search=2.0,
                   swap_moves=300_000, regrow_both=False,

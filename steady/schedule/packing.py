@@ -88,24 +88,36 @@ def _integer_loads(platform, tree: frozenset) -> tuple[int, dict]:
     return known[tree]
 
 
+#: Branch-and-bound nodes per round of the quick look (:func:`dinkelbach_weights`'s
+#: ``proven``): where SCIP proves a round's optimum within them, the full search's
+#: round ends the same way.
+PROVEN_NODES = 100
+
+
 def dinkelbach_weights(platform, trees, optimum: Fraction, most: int, start,
-                       rounds: int = ROUNDS):
+                       rounds: int = ROUNDS, proven: bool = False):
     """Integer weights for the trees of ``trees`` (parents; their order is kept), at
     most ``most`` messages, whose exact ratio bound is at least ``start``'s (a list of
     weights aligned with ``trees``); returns ``start`` when the search finds nothing
     better or no MILP solver is available.  Work: ``rounds`` MILPs of at most
     :data:`ROUND_NODES` branch-and-bound nodes each (no time limit: the same input gives
     the same weights at any load).  A ratio bound of 1 is final (no weights exceed the
-    optimum's throughput): then no MILP is solved."""
+    optimum's throughput): then no MILP is solved.  With ``proven``: each round gets
+    :data:`PROVEN_NODES` nodes, and None is returned as soon as one ends without its
+    optimum proven (otherwise the answer is the full search's: a round that proves its
+    optimum does not use the rest of its node bound)."""
     best = list(start)
     best_ratio = exact_ratio(platform, zip(trees, best), optimum)
     for _ in range(rounds):
         if best_ratio >= 1:   # no weights beat the optimum: a MILP cannot improve
             break
         try:
-            proposal = _milp_round(platform, trees, optimum, most, best, best_ratio)
+            proposal = _milp_round(platform, trees, optimum, most, best, best_ratio,
+                                   PROVEN_NODES if proven else None, proven)
         except OverflowError:  # loads beyond float range (issue 18 F02): keep the start
             break
+        except _Unproven:
+            return None
         if proposal is None or not any(proposal):
             break
         ratio = exact_ratio(platform, zip(trees, proposal), optimum)
@@ -115,9 +127,14 @@ def dinkelbach_weights(platform, trees, optimum: Fraction, most: int, start,
     return best
 
 
-def _milp_round(platform, trees, optimum, most, hint, rho, nodes=None):
+class _Unproven(Exception):
+    """A round of the quick look ended at its node bound."""
+
+
+def _milp_round(platform, trees, optimum, most, hint, rho, nodes=None, proven=False):
     """One Dinkelbach round: maximise N - ρ·TP*·L over integer weights (floats, SCIP,
-    node-limited, started from ``hint``); None when the solver has no answer."""
+    node-limited, started from ``hint``); None when the solver has no answer; with
+    ``proven``, :class:`_Unproven` unless SCIP proved its optimum."""
     from ortools.linear_solver import pywraplp
 
     nodes = ROUND_NODES if nodes is None else nodes
@@ -144,6 +161,8 @@ def _milp_round(platform, trees, optimum, most, hint, rho, nodes=None):
     # The node limit bounds the work deterministically (same answer on a loaded
     # machine): no time limit.
     status = solve_linear(solver, f"limits/nodes = {nodes}\n")
+    if proven and status != pywraplp.Solver.OPTIMAL:
+        raise _Unproven
     if status not in (pywraplp.Solver.OPTIMAL, pywraplp.Solver.FEASIBLE):
         return None
     weights = [max(0, round(x.solution_value())) for x in w]

@@ -15,7 +15,10 @@ start time (steady-schedule version 2, a :class:`~.timetable.Timetable`):
    the cuts by a MILP (:mod:`.cut_counts`) are built on too, and the timetables' port
    orders are searched by CP-SAT (:mod:`.order_search`).
 
-The fastest timetable is kept (the first on a tie).  The certificate is the optimum's:
+The fastest timetable is kept (the first on a tie).  ``steady schedule
+--max-messages M`` alone (``enough``, :attr:`.effort.Effort.milp_enough`) keeps a
+timetable certified well enough before the Dinkelbach MILP where that MILP does not
+prove its optimum within a few nodes.  The certificate is the optimum's:
 port prices summing to TP* under which every spanning arborescence costs >= 1, so
 throughput / TP* is a certified ratio (proofs/timed-schedule.md).  Every search is
 bounded by the :class:`~.effort.Effort`'s deterministic work.
@@ -35,7 +38,8 @@ from ..schedule_file import timed
 from ..throughput import compact_trees, throughput as optimal_throughput
 from .branchings import root_connectivity, weighted_branchings
 from .count_search import searched_counts
-from .counts import best_packing, link_rates, merged, rounded_counts, rounded_trees, usage
+from .counts import (improved_packing, link_rates, merged, rounded_counts, rounded_trees,
+                     start_packing, usage)
 from .cut_counts import CutPool, cut_counts
 from .effort import DEFAULT, effort as effort_of
 from .list_schedule import list_schedule
@@ -45,18 +49,22 @@ from .timetable import Timetable, loads_of
 
 
 def timed_schedule(platform, result, max_messages: int, effort=DEFAULT, families=None,
-                   cuts: CutPool | None = None):
+                   cuts: CutPool | None = None, enough: Fraction | None = None):
     """(version 2 schedule, statistics) with at most ``max_messages`` messages per
     period, from an exact optimum ``result``; see :func:`timed_timetable`."""
-    table, stats = timed_timetable(platform, result, max_messages, effort, families, cuts)
+    table, stats = timed_timetable(platform, result, max_messages, effort, families, cuts,
+                                   enough)
     return table.schedule(result), stats
 
 
 def timed_timetable(platform, result, max_messages: int, effort=DEFAULT, families=None,
-                    cuts: CutPool | None = None) -> tuple[Timetable, dict]:
+                    cuts: CutPool | None = None,
+                    enough: Fraction | None = None) -> tuple[Timetable, dict]:
     """The fastest timetable of the module docstring with at most ``max_messages``
     messages per period, and statistics.  ``families`` (:func:`tree_families`) and
-    ``cuts`` are shared by callers that try many M."""
+    ``cuts`` are shared by callers that try many M.  ``enough`` (``steady schedule``
+    passes the effort's ``milp_enough``): a timetable certified at least this before
+    the Dinkelbach MILP is kept, and the MILP not solved."""
     platform = as_platform(platform)
     effort = effort_of(effort)
     if max_messages < 1:
@@ -69,7 +77,7 @@ def timed_timetable(platform, result, max_messages: int, effort=DEFAULT, familie
             break   # the optimum itself: no family can do better
         if not family.trees:
             continue
-        found = _timed_from(platform, result, family.trees, max_messages, effort)
+        found = _timed_from(platform, result, family.trees, max_messages, effort, enough)
         if best is None or _faster(found[0], best[1]):
             best = (family.name,) + found
     if effort.cut_counts and _ratio(best[1], optimum) < 1:
@@ -156,8 +164,10 @@ def rounded_branchings(platform, rates, optimum: Fraction) -> list[tuple[dict, F
     return [(parent, Fraction(w, scale)) for parent, w in trees]
 
 
-def _timed_from(platform, result, trees, max_messages: int, effort):
-    """(timetable, messages aimed at, how it was built) on ``trees``."""
+def _timed_from(platform, result, trees, max_messages: int, effort, enough=None):
+    """(timetable, messages aimed at, how it was built) on ``trees``; with ``enough``
+    (a ratio), a first timetable certified at least that ends the search before the
+    Dinkelbach MILP (:func:`_enough_before_milp`)."""
     optimum = result.throughput
     exact = (None if has_link_rows(platform)   # 002 §5.4.2's steps hold ports only
              else short_optimum(platform, trees, result, max_messages))
@@ -166,32 +176,58 @@ def _timed_from(platform, result, trees, max_messages: int, effort):
         return table, table.messages, "exact optimum (002 §5.4.2), timed"
     over_cuts = (not has_link_rows(platform) and effort.count_kicks is not None
                  and 2 <= max_messages <= COUNT_MESSAGES)
-    messages, weights = best_packing(platform, trees, optimum, max_messages,
-                                     effort.dinkelbach)
-    # each construction's ratio bound N / (TP*·largest load); timetables are built
-    # best bound first, and a construction whose bound cannot beat the timetable in
-    # hand is not built (packing and timing are the costly part)
-    options = [(ratio_bound(platform, usage(weights), optimum, messages), messages,
-                "rounded counts",
-                lambda: list_schedule(platform, weights, effort))]
-    if over_cuts and options[0][0] < 1:
+    start = start_packing(platform, trees, optimum, max_messages)
+    # a timetable is built at most once per construction (the first look below, then
+    # the search, may ask for the same one)
+    tables: dict = {}
+
+    def packing(weights):
+        n = sum(w for _, w in weights)
+        key = ("packing", tuple((frozenset(p.items()), w) for p, w in weights))
+        return (ratio_bound(platform, usage(weights), optimum, n), n, "rounded counts",
+                lambda: _once(tables, key, lambda: list_schedule(platform, weights,
+                                                                 effort)))
+
+    def searched_option():
         load, counts = _searched_counts(platform, trees, optimum, max_messages, effort)
-        options.append((Fraction(max_messages) / (optimum * load), max_messages,
-                        SEARCHED,
-                        lambda: _from_counts(platform, trees, optimum, counts,
-                                             max_messages, effort)))
+        return (Fraction(max_messages) / (optimum * load), max_messages, SEARCHED,
+                lambda: _once(tables, SEARCHED,
+                              lambda: _from_counts(platform, trees, optimum, counts,
+                                                   max_messages, effort)))
+
+    def options_from(weights):
+        # each construction's ratio bound N / (TP*·largest load); timetables are built
+        # best bound first, and a construction whose bound cannot beat the timetable in
+        # hand is not built (packing and timing are the costly part)
+        first = packing(weights)
+        return [first] + ([searched_option()] if over_cuts and first[0] < 1 else [])
+
     # long periods: on a tie the counts searched over the cuts first (their list
     # schedule reaches the common bound in fewer rounds, benchmarks/figures-41.md; on
     # short periods the order stays: there either may schedule better)
     long = max_messages > PACKED_MESSAGES
-    options.sort(key=lambda o: (-o[0], long and o[2] != SEARCHED))
-    table = None
-    for bound, n, words, build in options:
-        if table is not None and _ratio(table, optimum) >= bound:
-            break
-        other = build()
-        if table is None or _faster(other, table):
-            table, messages, counts_words = other, n, words
+    order = lambda o: (-o[0], long and o[2] != SEARCHED)   # noqa: E731
+    found = improved = None
+    if effort.dinkelbach and enough is not None and not has_link_rows(platform):
+        improved = improved_packing(platform, trees, optimum, max_messages, start,
+                                    proven=True)
+        if improved is None:   # the MILP would run to its node bound: look first
+            found = _enough_before_milp(min(options_from(start), key=order), optimum,
+                                        enough)
+    if found is None:
+        if effort.dinkelbach and improved is None:
+            improved = improved_packing(platform, trees, optimum, max_messages, start)
+        options = options_from(improved if effort.dinkelbach else start)
+        options.sort(key=order)
+        table = None
+        for bound, n, words, build in options:
+            if table is not None and _ratio(table, optimum) >= bound:
+                break
+            other = build()
+            if table is None or _faster(other, table):
+                table, messages, counts_words = other, n, words
+    else:
+        table, messages, counts_words = found
     if has_link_rows(platform):
         table = _best_on_links(platform, trees, optimum, messages, table, effort)
     counts = counts_words
@@ -200,6 +236,25 @@ def _timed_from(platform, result, trees, max_messages: int, effort):
     if isinstance(better, Timetable):
         table, how = better, "list schedule, port orders searched"
     return table, messages, f"{counts}, tree packing, {how}"
+
+
+def _once(tables: dict, key, build):
+    if key not in tables:
+        tables[key] = build()
+    return tables[key]
+
+
+def _enough_before_milp(option, optimum: Fraction, enough: Fraction):
+    """(timetable, messages, how) of ``option`` -- the construction of best ratio
+    bound before the Dinkelbach MILP improves the packing's weights -- when its
+    timetable is certified at least ``enough``; None otherwise (the search then goes
+    on as without ``enough``, and finds that timetable again if it builds it).  Asked
+    only where the MILP does not prove its optimum within a few nodes.  Ours: there it
+    runs to its node bound (1-4 CPU-s on 65 nodes at M = 1000), and where a timetable
+    is certified >= 0.999 without it, it seldom buys more (docs/limits.md)."""
+    bound, n, words, build = option
+    table = build()
+    return (table, n, words) if _ratio(table, optimum) >= enough else None
 
 
 #: Periods of at most this many messages get counts searched over the cuts.
