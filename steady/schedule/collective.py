@@ -291,7 +291,8 @@ class CountsInOrder:
     truncation to ``effort.collective_built``, spreads of the
     :data:`SPREAD_COUNTS` best, scan stopped below a count of bound 1), and
     :meth:`next` stops where that list's loop would (a bound, or a cap, at most the
-    best ratio): the same timetables are built, in the same order."""
+    best ratio): the same counts are built, in the same order, with the same bounds
+    (a packing MILP stopped at its cap may return another optimum's weights)."""
 
     def __init__(self, fams, rate: Fraction, roots: dict, most: int, effort,
                  prices=None):
@@ -510,9 +511,7 @@ def _solved(solver, w, fams, roots: dict, k: int, start: list[int], nodes: int,
 
     solver.SetHint(w, [float(x) for x in start])
     # through steady.interrupts: SCIP's own handler would swallow Ctrl-C
-    stall = max(1, nodes // STALL_PART)
-    status = solve_linear(solver, f"limits/nodes = {nodes}\nlimits/stallnodes = {stall}\n"
-                                  f"{extra}")
+    status = solve_linear(solver, f"limits/nodes = {nodes}\n{extra}")
     if status not in (pywraplp.Solver.OPTIMAL, pywraplp.Solver.FEASIBLE):
         return start
     found = [max(0, round(x.solution_value())) for x in w]
@@ -543,12 +542,6 @@ def packed_weights(fams, rate: Fraction, roots: dict, k: int, start: list[int],
     extra = "" if least is None else f"limits/primal = {float(least) * (1 + PRIMAL_SLACK)!r}\n"
     return _solved(solver, w, fams, roots, k, start, nodes, extra)
 
-
-#: A packing or spreading MILP stops after nodes / STALL_PART branch-and-bound nodes
-#: in a row that found no better incumbent (SCIP's stall limit; its nodes are each
-#: the more costly the more families: on fabrics without a symmetry, hundreds of
-#: them per root, the incumbent of the first node was seldom improved after it).
-STALL_PART = 3
 
 #: The packing MILP stops at an incumbent within this relative margin of the least
 #: largest row (a float search: its objective carries rounding errors far below it).
