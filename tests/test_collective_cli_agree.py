@@ -37,6 +37,13 @@ def allreduce(tmp_path_factory):
     return json.loads(out.getvalue()), path
 
 
+def test_schedule_json_names_the_construction_that_won(allreduce):
+    """``schedule --json``'s ``construction``: the data center's allreduce (its host
+    links' rounds, routes of one cost) is the list schedule's family of constructions."""
+    doc, _ = allreduce
+    assert doc["construction"] == "integer rooted trees, route rounds and list schedule"
+
+
 def test_schedule_and_the_file_count_an_allreduce_chunk_once_per_root(allreduce):
     doc, path = allreduce
     assert (doc["chunks_per_root"], doc["period"], doc["rate_per_root"]) == (64, "5120",

@@ -15,8 +15,9 @@ from hypothesis import strategies as st
 
 from steady.errors import InputError
 from steady.platform import Link, Platform
-from steady.schedule.collective import (chunk_counts, collective_schedule,
-                                       collective_timetable, families, orbits_of,
+from steady.schedule.collective import (CountsInOrder, chunk_counts, collective_schedule,
+                                       collective_timetable, families, grid_cap,
+                                       orbits_of,
                                        packed_weights, rounded_weights, spread_weights, weights_bound)
 from steady.schedule.effort import effort
 from steady.schedule.timetable import Timetable
@@ -407,3 +408,68 @@ def test_no_timetable_beats_a_whole_hold_row(platform, most):
     assert table.period >= whole_hold_bound(model, table.route_counts) * table.unit
     assert whole_hold_bound(model, table.route_counts) >= max(
         model.loads(table.route_counts).values())
+
+
+def _eager_order(fams, result, most, level):
+    found = chunk_counts(fams, result.rate, result.roots, most, level)
+    found.sort(key=lambda item: (-item[0], -item[1]))
+    return found
+
+
+@given(switched_platforms(max_compute=4, max_switches=2), st.integers(1, 12),
+       st.sampled_from(["fast", "default"]), st.fractions(0, 1))
+@settings(max_examples=examples(25), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def test_counts_in_order_are_chunk_counts_sorted(platform, most, level, built):
+    """proofs/collectives.md §13: the lazy candidates come in chunk_counts' sorted
+    order, and, given a ratio already built, stop exactly where that sorted list's
+    loop stops (the first bound at most the ratio); every count's bound is at most
+    its grid cap."""
+    result = collective_throughput(platform, "allgather")
+    fams = families(platform, result)
+    prices = result.certificate.prices
+    eager = [(bound, k) for bound, k, _ in _eager_order(fams, result, most, effort(level))]
+
+    def lazily(built):
+        counts = CountsInOrder(fams, result.rate, result.roots, most, effort(level),
+                               prices)
+        out = []
+        while (item := counts.next(built)) is not None:
+            bound, k, weights = item   # the MILP may stop at another optimum's weights
+            assert bound == weights_bound(fams, weights, result.rate, result.roots, k)
+            assert bound <= grid_cap(fams, result.rate, result.roots, k, prices)
+            assert bound <= grid_cap(fams, result.rate, result.roots, k)
+            out.append((bound, k))
+        return out
+
+    assert lazily(None) == eager
+    expected = []
+    for bound, k in eager:
+        if bound <= built:
+            break
+        expected.append((bound, k))
+    assert lazily(built) == expected
+
+
+def test_grid_cap_of_a_nic_torus():
+    """A 3x3 torus of GPUs (x links 100, y links 50) each with a 25 link to one NIC
+    switch (sweep43's torus-3x3-nic): x* = 325/8 per root, T = 8k/325 at k chunks; the
+    rows' grids are 1/100 at their finest, so at k = 60 the largest row is at least
+    148/100 (T = 96/65 = 147.69/100) and no integer weights beat 480/481 there; at
+    k = 52, T = 32/25 is on every grid: cap 1."""
+    from steady.platform import MULTI_PORT
+
+    links = []
+    for r in range(3):
+        for c in range(3):
+            here = f"g{r}.{c}"
+            for other, bw in ((f"g{r}.{(c + 1) % 3}", 100), (f"g{(r + 1) % 3}.{c}", 50),
+                              ("nic", 25)):
+                links += [Link(here, other, Fraction(1, bw)), Link(other, here, Fraction(1, bw))]
+    nodes = sorted({link.tail for link in links})
+    platform = Platform("g0.0", links, nodes, "torus-3x3-nic", ports=MULTI_PORT,
+                        switches=["nic"])
+    result = collective_throughput(platform, "allgather")
+    assert result.rate == Fraction(325, 8)
+    fams = families(platform, result)
+    assert grid_cap(fams, result.rate, result.roots, 60) == Fraction(480, 481)
+    assert grid_cap(fams, result.rate, result.roots, 52) == 1

@@ -177,7 +177,8 @@ def _summary(platform, origin, result, schedule, report, stats, text, output, si
            "messages_per_period": schedule.messages_per_period,
            "trees": len(schedule.trees), "transfers": schedule.transfer_count,
            **{k: format_exact(v) for k, v in units(rate, result).items()},
-           "file_bytes": len(text.encode()), "file": output, "verified": True}
+           "file_bytes": len(text.encode()), "file": output, "verified": True,
+           "construction": stats["construction"]}
     if size is not None:
         doc["size"] = format_exact(size)
         doc["time"] = format_exact(Fraction(size) / units(rate, result)["algorithmic_bandwidth"])

@@ -42,6 +42,7 @@ builds it with :func:`.timed.timed_schedule`, unchanged.
 
 from __future__ import annotations
 
+import heapq
 import math
 from fractions import Fraction
 
@@ -221,17 +222,155 @@ def chunk_counts(fams, rate, roots, most: int, effort) -> list[tuple]:
     return out
 
 
-def _scored(fams, rate, roots, k: int, effort) -> tuple:
+def _scored(fams, rate, roots, k: int, effort, cap: Fraction | None = None,
+            rows=None) -> tuple:
     """(bound, k, weights): the rounded weights for k chunks, packed by the MILP when
-    that bounds them higher."""
+    that bounds them higher.  With ``cap`` (:func:`grid_cap`, or 1), no MILP when the
+    rounded weights reach it, and the MILP stops once its largest row reaches the
+    least the cap allows (no solution is better: SCIP's incumbent then is its last)."""
     weights = rounded_weights(fams, rate, roots, k)
     bound = weights_bound(fams, weights, rate, roots, k)
-    if effort.collective_nodes and bound < 1:
-        found = packed_weights(fams, rate, roots, k, weights, effort.collective_nodes)
+    if effort.collective_nodes and bound < (1 if cap is None else cap):
+        least = None if cap is None else _target(rate, roots, k) / cap
+        found = packed_weights(fams, rate, roots, k, weights, effort.collective_nodes,
+                               least, rows)
         better = weights_bound(fams, found, rate, roots, k)
         if better > bound:
             bound, weights = better, found
     return bound, k, weights
+
+
+def _target(rate: Fraction, roots: dict, k: int) -> Fraction:
+    """T = k·q_r / (ρ_r·x*): the largest row of weights of bound 1 (:func:`weights_bound`)."""
+    r = next(iter(roots))
+    return Fraction(k * root_shares(roots)[r]) / (roots[r] * rate)
+
+
+def grid_cap(fams, rate: Fraction, roots: dict, k: int, prices=None,
+             grids=None) -> Fraction:
+    """An exact upper bound on :func:`weights_bound` of any integer weights for k chunks
+    per unit share over ``fams`` (ours; proofs/collectives.md §13).  A row's value is
+    sum_i c_i·w_i with integers w_i, so it lies on the grid of g = gcd of its
+    coefficients c_i.  Some row is at least T = k·q_r / (ρ_r·x*) -- with the optimum's
+    certificate ``prices`` (resource -> y >= 0), some resource of positive price: the
+    loads' average under the prices is at least T, since every tree at r costs at
+    least w_r and x* = sum(y) / sum(ρ_r·w_r); without, the largest row (no weights
+    beat the fluid optimum).  That row is then at least g·ceil(T/g), so the largest
+    row is at least the least of those; the bound is T over that.  ``grids``: the
+    rows' grids (:func:`row_grids`) when known."""
+    target = _target(rate, roots, k)
+    least = min(g * math.ceil(target / g)
+                for g in (grids if grids is not None else row_grids(fams, prices)))
+    return target / least
+
+
+def row_grids(fams, prices=None) -> list[Fraction]:
+    """The grids of :func:`grid_cap` (each row's gcd of its coefficients over the
+    families' ``loads``; with ``prices``, only the loads of the resources of positive
+    price), each distinct grid once, smallest first."""
+    coefficients: dict = {}
+    for f in fams:
+        for row, c in f.loads.items():
+            if prices is None or (row[0] == row[1] and prices.get(row[0], 0) > 0):
+                coefficients.setdefault(row, set()).add(Fraction(c))
+    grids = set()
+    for cs in coefficients.values():
+        scale = math.lcm(*(c.denominator for c in cs))
+        grids.add(Fraction(math.gcd(*(int(c * scale) for c in cs)), scale))
+    return sorted(grids)
+
+
+class CountsInOrder:
+    """The candidates of :func:`chunk_counts`, sorted as :func:`collective_timetable`
+    tries them (best bound first, larger k on ties), produced lazily (ours): a count's
+    MILPs (packed, spread) run only when its :func:`grid_cap` could still beat the
+    best ratio built so far.  Every count starts with its cap as its priority and is
+    scored (:func:`_scored`) when it comes first; a scored count comes first only
+    when its bound is at least every other count's priority, hence at least every
+    other count's bound, so the order is :func:`chunk_counts`' own (the same
+    truncation to ``effort.collective_built``, spreads of the
+    :data:`SPREAD_COUNTS` best, scan stopped below a count of bound 1), and
+    :meth:`next` stops where that list's loop would (a bound, or a cap, at most the
+    best ratio): the same counts are built, in the same order, with the same bounds
+    (a packing MILP stopped at its cap may return another optimum's weights)."""
+
+    def __init__(self, fams, rate: Fraction, roots: dict, most: int, effort,
+                 prices=None):
+        self.fams, self.rate, self.roots, self.effort = fams, rate, roots, effort
+        low = max(1, most - most // 4)
+        step = max(1, (most - low + 1) // max(1, effort.collective_counts))
+        self.scanned = list(range(most, low - 1, -step))
+        halved = halvings(most, low)[:effort.collective_halvings]
+        self.heap = []
+        grids = row_grids(fams, prices) or row_grids(fams)
+        for k in self.scanned + halved:
+            cap = min(Fraction(1), grid_cap(fams, rate, roots, k, grids=grids))
+            heapq.heappush(self.heap, (-cap, -k, None))
+        self.scanned_set = set(self.scanned)
+        self.whole = set()   # scanned counts of bound 1 (the scan stops below them)
+        self.ranked = 0      # scanned counts passed on, as in chunk_counts' sorted list
+        self.entries = 0     # candidates of the scanned counts passed on
+        self.pending = []    # candidates of the count in hand, not yet given
+        self.scored = 0      # counts scored (MILPs run): statistics
+        self.rows = None     # (_distinct_rows, and of the loads only), once
+
+    def _excluded(self, k: int) -> bool:
+        return k in self.scanned_set and any(w > k for w in self.whole)
+
+    def next(self, best: Fraction | None):
+        """The next candidate (bound, k, weights) that could beat ``best`` (a ratio
+        built, or None), or None: no further candidate can."""
+        while True:
+            if self.pending:
+                item = self.pending.pop(0)
+                if best is not None and item[0] <= best:
+                    self.heap = []
+                    self.pending = []
+                    return None
+                return item
+            if not self.heap:
+                return None
+            priority, minus_k, scored = heapq.heappop(self.heap)
+            k = -minus_k
+            if best is not None and -priority <= best:
+                self.heap = []
+                return None
+            if self._excluded(k):
+                continue
+            if scored is None:
+                cap = -priority
+                if self.rows is None:   # every count's MILPs share them
+                    self.rows = (_distinct_rows(self.fams),
+                                 _distinct_rows(self.fams, loads_only=True))
+                bound, _, weights = _scored(self.fams, self.rate, self.roots, k,
+                                            self.effort, cap, self.rows[0])
+                self.scored += 1
+                if bound > cap:   # pragma: no cover - proofs/collectives.md §13
+                    raise AssertionError("postcondition: a count's bound above its cap")
+                if k in self.scanned_set and bound == 1:
+                    self.whole.add(k)
+                heapq.heappush(self.heap, (-bound, minus_k, weights))
+                continue
+            bound, weights = -priority, scored
+            if k not in self.scanned_set:
+                self.pending = [(bound, k, weights)]
+                continue
+            j = self.ranked
+            self.ranked += 1
+            if j >= self.effort.collective_built:
+                continue
+            items = []
+            if self.effort.collective_nodes and j < SPREAD_COUNTS:
+                spread = spread_weights(self.fams, self.roots, k, weights,
+                                        self.effort.collective_nodes, *self.rows)
+                if spread != weights and weights_bound(self.fams, spread, self.rate,
+                                                       self.roots, k) == bound:
+                    items.append((bound, k, spread))
+            items.append((bound, k, weights))
+            room = self.effort.collective_built - self.entries
+            items = items[:max(0, room)]
+            self.entries += len(items)
+            self.pending = items
 
 
 def halvings(most: int, low: int) -> list[int]:
@@ -295,11 +434,11 @@ def collective_timetable(platform, result, max_messages: int,
     if best is None or best[0] < best[2]:
         fams = families(platform, result, effort.collective_pricing,
                         effort.collective_neighbours)
-        candidates = chunk_counts(fams, result.rate, roots, most, effort)
-        candidates.sort(key=lambda item: (-item[0], -item[1]))
-        for bound, k, weights in candidates:
-            if best is not None and bound <= best[0]:
-                break   # no timetable of these trees beats the one in hand
+        # best bound first; a count's MILPs only while its cap could beat the best
+        candidates = CountsInOrder(fams, result.rate, roots, most, effort,
+                                   result.certificate.prices)
+        while (item := candidates.next(None if best is None else best[0])) is not None:
+            bound, k, weights = item
             table = route_list_schedule(platform,
                                         balanced_routes(platform, expanded(fams, weights)),
                                         effort)
@@ -362,15 +501,17 @@ def _weights_milp(fams, roots: dict, k: int):
     return solver, w
 
 
-def _solved(solver, w, fams, roots: dict, k: int, start: list[int], nodes: int):
+def _solved(solver, w, fams, roots: dict, k: int, start: list[int], nodes: int,
+            extra: str = ""):
     """The weights SCIP finds within ``nodes`` branch-and-bound nodes (no time limit:
     the same input, the same answer), from the hint ``start``; ``start`` when it finds
-    none or its rounded values miss the exact counts."""
+    none or its rounded values miss the exact counts.  ``extra``: more SCIP
+    parameters (lines)."""
     from ortools.linear_solver import pywraplp
 
     solver.SetHint(w, [float(x) for x in start])
     # through steady.interrupts: SCIP's own handler would swallow Ctrl-C
-    status = solve_linear(solver, f"limits/nodes = {nodes}\n")
+    status = solve_linear(solver, f"limits/nodes = {nodes}\n{extra}")
     if status not in (pywraplp.Solver.OPTIMAL, pywraplp.Solver.FEASIBLE):
         return start
     found = [max(0, round(x.solution_value())) for x in w]
@@ -382,20 +523,29 @@ def _solved(solver, w, fams, roots: dict, k: int, start: list[int], nodes: int):
 
 
 def packed_weights(fams, rate: Fraction, roots: dict, k: int, start: list[int],
-                   nodes: int) -> list[int]:
+                   nodes: int, least: Fraction | None = None, rows=None) -> list[int]:
     """Integer weights per family, k·q_r per root of every orbit, that minimise the
     largest row (:class:`Family`; a MILP over the search's trees, SCIP, bounded by
     ``nodes`` branch-and-bound nodes and no time limit: the same input, the same
     answer; ours, as :mod:`.packing` for a broadcast): a proposal, ``start`` when the
-    solver finds nothing better (the caller compares exactly)."""
+    solver finds nothing better (the caller compares exactly).  ``least``: a largest
+    row no integer weights go below (:func:`grid_cap`): SCIP stops on reaching it
+    (its primal limit: the same bound, the weights perhaps another optimum's).
+    ``rows``: :func:`_distinct_rows` of ``fams`` when known (the same for every k)."""
     solver, w = _weights_milp(fams, roots, k)
     if solver is None:  # pragma: no cover
         return start
     load = solver.NumVar(0, solver.infinity(), "L")
-    for terms in _distinct_rows(fams):
-        solver.Add(solver.Sum([c * w[i] for i, c in terms]) <= load)
+    for terms in (_distinct_rows(fams) if rows is None else rows):
+        _add_row(solver, w, terms, (load, -1.0), -solver.infinity(), 0.0)
     solver.Minimize(load)
-    return _solved(solver, w, fams, roots, k, start, nodes)
+    extra = "" if least is None else f"limits/primal = {float(least) * (1 + PRIMAL_SLACK)!r}\n"
+    return _solved(solver, w, fams, roots, k, start, nodes, extra)
+
+
+#: The packing MILP stops at an incumbent within this relative margin of the least
+#: largest row (a float search: its objective carries rounding errors far below it).
+PRIMAL_SLACK = 1e-12
 
 
 #: The loads, as parts of the largest, above which :func:`spread_weights` charges a
@@ -403,7 +553,19 @@ def packed_weights(fams, rate: Fraction, roots: dict, k: int, start: list[int],
 SPREAD_LEVELS = (Fraction(4, 5), Fraction(9, 10), Fraction(19, 20))
 
 
-def spread_weights(fams, roots: dict, k: int, start: list[int], nodes: int) -> list[int]:
+def _add_row(solver, w, terms, extra, lower: float, upper: float) -> None:
+    """lower <= sum c·w[i] over ``terms`` + a·v (``extra`` = (v, a) or None) <= upper,
+    set coefficient by coefficient (the natural API's expressions cost more than the
+    solve itself on fabrics of a thousand rows; the model is the same)."""
+    row = solver.Constraint(lower, upper)
+    for i, c in terms:
+        row.SetCoefficient(w[i], c)
+    if extra is not None:
+        row.SetCoefficient(*extra)
+
+
+def spread_weights(fams, roots: dict, k: int, start: list[int], nodes: int,
+                   rows=None, load_rows=None) -> list[int]:
     """Integer weights per family, k·q_r per root of every orbit, whose largest
     row (:class:`Family`) is at most ``start``'s and whose resources' loads are as far
     below it as the trees allow (ours): minimise, over every resource, its load's
@@ -414,20 +576,25 @@ def spread_weights(fams, roots: dict, k: int, start: list[int], nodes: int) -> l
     node's link is the cut, yet the rounded trees also fill four compute nodes' and
     switches' links, whose transfers hold fractions 2/5 and 1/2 that cannot tile a
     period), and a list schedule keeps one tight resource busy far more easily than
-    five.  A proposal: the caller re-scores it exactly (:func:`weights_bound`)."""
+    five.  A proposal: the caller re-scores it exactly (:func:`weights_bound`).
+    ``rows``, ``load_rows``: :func:`_distinct_rows` of ``fams`` (all, loads only)
+    when known."""
     solver, w = _weights_milp(fams, roots, k)
     if solver is None:  # pragma: no cover
         return start
-    rows = _distinct_rows(fams)
+    rows = _distinct_rows(fams) if rows is None else rows
     largest = max(sum(c * start[i] for i, c in terms) for terms in rows)
     for terms in rows:
-        solver.Add(solver.Sum([c * w[i] for i, c in terms]) <= largest)
+        _add_row(solver, w, terms, None, -solver.infinity(), largest)
     excess = []
-    for j, terms in enumerate(_distinct_rows(fams, loads_only=True)):
-        load = solver.Sum([c * w[i] for i, c in terms])
+    if load_rows is None:
+        load_rows = _distinct_rows(fams, loads_only=True)
+    for j, terms in enumerate(load_rows):
         for level in SPREAD_LEVELS:
             e = solver.NumVar(0, solver.infinity(), f"e{j}_{level}")
-            solver.Add(e >= load - float(level) * largest)
+            # e >= load - level·largest
+            _add_row(solver, w, [(i, -c) for i, c in terms], (e, 1.0),
+                     -float(level) * largest, solver.infinity())
             excess.append(e)
     solver.Minimize(solver.Sum(excess))
     return _solved(solver, w, fams, roots, k, start, nodes)
