@@ -18,7 +18,7 @@ from steady.schedule.counts import link_rates, rounded_counts
 from steady.schedule.effort import DEFAULT, FAST, LEVELS, THOROUGH
 from steady.schedule.list_schedule import PRIORITIES, list_schedule, runs_plan
 from steady.schedule.packing import dinkelbach_weights, exact_ratio
-from steady.schedule.timed import optimum_trees, timed_schedule, timed_timetable
+from steady.schedule.timed import PACKED_MESSAGES, optimum_trees, timed_schedule, timed_timetable
 from steady.schedule.timetable import Timetable, loads_of
 from steady.schedule_file import TIMED, Schedule
 from steady.strategies import platforms
@@ -207,7 +207,8 @@ def test_a_timetable_certified_enough_before_the_milp_is_kept():
 
 def test_steady_schedule_uses_the_effort_s_enough_for_one_m_only(capsys, tmp_path):
     """``steady schedule --max-messages M`` passes Effort.milp_enough to the timetable
-    (at default effort), ``--ratio`` and ``--effort thorough`` do not."""
+    (at default effort) for a long period (M above timed.PACKED_MESSAGES), not for a
+    short one; ``--ratio`` and ``--effort thorough`` do not."""
     import steady.schedule.timed as timed_module
 
     seen = []
@@ -219,13 +220,16 @@ def test_steady_schedule_uses_the_effort_s_enough_for_one_m_only(capsys, tmp_pat
 
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(timed_module, "timed_schedule", spy)
-        for extra in ([], ["--effort", "thorough"], ["--ratio", "1/2"]):
+        for m, extra in ((PACKED_MESSAGES + 1, []), (PACKED_MESSAGES, []),
+                         (PACKED_MESSAGES + 1, ["--effort", "thorough"]),
+                         (PACKED_MESSAGES + 1, ["--ratio", "1/2"])):
             seen.clear()
             code, _, _ = run(capsys, "schedule", sample("random-10.json"),
-                             "--max-messages", 5, "--quiet", "-o", tmp_path / "s.json",
+                             "--max-messages", m, "--quiet", "-o", tmp_path / "s.json",
                              *extra)
             assert code == 0
-            assert seen and set(seen) == ({DEFAULT.milp_enough} if not extra else {None})
+            asked = m > PACKED_MESSAGES and not extra
+            assert seen and set(seen) == ({DEFAULT.milp_enough} if asked else {None})
 
 
 # -- the list schedule (steady.schedule.list_schedule) ----------------------------------

@@ -59,16 +59,21 @@ def _builder(args, platform, result):
         from ..schedule.steps import steps_schedule
 
         return steps_schedule
-    from ..schedule.timed import timed_schedule, tree_families
-
     from ..schedule.effort import effort as effort_of
+    from ..schedule.timed import PACKED_MESSAGES, timed_schedule, tree_families
 
     effort = effort_of(getattr(args, "effort", "default"))
     families = tree_families(platform, result, effort)
-    # one M asked for: a timetable certified well enough ends the search early
+    # one long period asked for: a timetable certified well enough ends the search
+    # early (on short periods the MILP costs a fraction of a second and can still
+    # gain: 8-node meshes at M = 100, docs/limits.md)
     enough = (effort.milp_enough if getattr(args, "ratio", None) is None
               and getattr(args, "max_period", None) is None else None)
-    return lambda p, r, m: timed_schedule(p, r, m, effort, families, None, enough)
+
+    def build(p, r, m):
+        return timed_schedule(p, r, m, effort, families, None,
+                              enough if m > PACKED_MESSAGES else None)
+    return build
 
 
 def add_commands(sub) -> None:
