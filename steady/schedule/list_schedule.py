@@ -11,7 +11,10 @@ that ended after the largest load gains that much priority in the next round), t
 shortest period kept (then the fewest transfers).  The period is the makespan, never
 below the largest load (checked exactly).  With shared links and equal link costs,
 rounds (:mod:`.rounds`: König matchings, Kempe swaps until every link fits) replace it
-when they end earlier.  The events are those of :class:`.port_clock.PortClock`.
+when they end earlier.  Without shared links, a long period still more than
+:data:`SLACK` above its load bound after its slack rounds gets the messages of its best
+few greedy runs moved between each link's runs (:mod:`.resize_runs`).  The events are
+those of :class:`.port_clock.PortClock`.
 
 Work: the rules, rounds and chunk size follow from the number of messages and the
 effort's placement budgets (:func:`runs_plan`), never from time.
@@ -28,6 +31,7 @@ from ..network.resources import alternative_routes, integer_parts, transfer_mode
 from ..network.rows import integer_shares, link_shares
 from ..platform import Arc
 from .port_clock import PortClock
+from .resize_runs import resized_runs
 from .rounds import link_rounds, rounds_needed
 from .route_rounds import rerouted_rounds, route_rounds
 from .timetable import Timetable, Tree, as_tree, extend_runs, loads_of, ticks_per_unit
@@ -71,30 +75,33 @@ def list_schedule(platform, trees, effort) -> Timetable:
              for key, stick in PRIORITIES]
     best = None
     states = []   # per rule: [its best makespan, rule, boost, rounds stale]
+    tried: list = []   # every greedy run's (makespan, transfers, runs): to resize
     for plan in plans[:rules]:
         if best is not None and best[0] == lower:
             break
         state = [None, plan, {}, 0]
-        best = _round(state, best, used, cost, chunk, links, lower, budget)
+        best = _round(state, best, used, cost, chunk, links, lower, budget, tried)
         states.append(state)
     # further rounds only for the rules that did best (:func:`_more_rounds`)
     states.sort(key=lambda state: state[0])
     rng = random.Random(0)
 
     def play(state, best):
-        return _round(state, best, used, cost, chunk, links, lower, budget)
+        return _round(state, best, used, cost, chunk, links, lower, budget, tried)
 
     def ports():
         return sorted({("out", u) for u, _ in used})
 
     best = _more_rounds(states[:effort.round_rules], rounds - 1, best, rng, lower, play,
                         ports)
-    if rounds <= effort.slack_rounds and best[0] * SLACK.denominator > \
-            lower * (SLACK.denominator + SLACK.numerator):
+    if rounds <= effort.slack_rounds and _slack_above(best[0], lower):
         # long periods get few rounds (the placement budget); still more than SLACK
-        # above the load bound, they get as many again
+        # above the load bound, they get as many again, then (without shared links)
+        # the messages of the best few move between their links' runs
         best = _more_rounds(states[:effort.round_rules], rounds, best, rng, lower, play,
                             ports)
+        if not links and _slack_above(best[0], lower):
+            best = _resized(tried, best, cost, lower)
     if links and best[0] > lower:
         found = _link_rounds(used, cost, links, best[0])
         if found is not None:
@@ -117,6 +124,36 @@ JOLTED = 5
 SLACK = Fraction(1, 4000)
 
 
+def _slack_above(makespan: int, lower: int) -> bool:
+    """Whether ``makespan`` is more than :data:`SLACK` above the load bound ``lower``."""
+    return makespan * SLACK.denominator > lower * (SLACK.denominator + SLACK.numerator)
+
+
+#: The greedy runs (the shortest first, one per makespan, of at most
+#: :data:`RESIZE_PIECES` transfers) whose runs :mod:`.resize_runs` resizes, until one
+#: ends at the load bound: the shortest greedy run does not always resize best.
+RESIZE_TRIES = 3
+#: Greedy runs of more transfers than this are not resized (the program's size).
+RESIZE_PIECES = 600
+
+
+def _resized(tried: list, best, cost, lower: int):
+    """The best (makespan, transfers, runs) of ``best`` and the resized runs
+    (:func:`.resize_runs.resized_runs`) of the first :data:`RESIZE_TRIES` greedy runs
+    of ``tried`` (see there) (ours)."""
+    seen = set()
+    for makespan, pieces, runs in sorted(tried, key=lambda run: run[:2]):
+        if len(seen) == RESIZE_TRIES or best[0] == lower:
+            break
+        if makespan in seen or pieces > RESIZE_PIECES:
+            continue
+        seen.add(makespan)
+        found = resized_runs(runs, cost, lower, best[0])
+        if found is not None:   # ends strictly earlier than the best so far
+            best = (found[0], sum(len(rs) for rs in found[1].values()), found[1])
+    return best
+
+
 def _more_rounds(states, count: int, best, rng, lower: int, play, names) -> tuple:
     """``count`` further rounds (``play(state, best)``: one greedy run, the best
     returned) for each rule of ``states`` until the load bound ``lower`` is reached:
@@ -136,14 +173,17 @@ def _more_rounds(states, count: int, best, rng, lower: int, play, names) -> tupl
     return best
 
 
-def _round(state, best, used, cost, chunk, links, lower: int, budget: int):
+def _round(state, best, used, cost, chunk, links, lower: int, budget: int, tried=None):
     """One greedy run under ``state``'s rule and boosts; ``state`` and the best
-    (makespan, transfers, runs) so far updated (the best returned)."""
+    (makespan, transfers, runs) so far updated (the best returned); the run's
+    (makespan, transfers, runs) appended to ``tried`` when given."""
     key, stick, link_first = state[1]
     runs = greedy_runs(used, cost, key, state[2], stick, chunk, links, link_first)
     ends = _port_ends(runs, cost)
     makespan = max(ends.values())
     pieces = sum(len(rs) for rs in runs.values())
+    if tried is not None:
+        tried.append((makespan, pieces, runs))
     if best is None or (pieces <= budget and (makespan, pieces) < best[:2]):
         best = (makespan, pieces, runs)
     state[3] = 0 if state[0] is None or makespan < state[0] else state[3] + 1
