@@ -66,13 +66,15 @@ def _builder(args, platform, result):
     families = tree_families(platform, result, effort)
     # one long period asked for: a timetable certified well enough ends the search
     # early (on short periods the MILP costs a fraction of a second and can still
-    # gain: 8-node meshes at M = 100, docs/limits.md)
-    enough = (effort.milp_enough if getattr(args, "ratio", None) is None
-              and getattr(args, "max_period", None) is None else None)
+    # gain: 8-node meshes at M = 100, docs/limits.md), and the list schedule's runs are
+    # resized where it stays above its load bound (Effort.resize_runs)
+    one = getattr(args, "ratio", None) is None and getattr(args, "max_period", None) is None
 
     def build(p, r, m):
-        return timed_schedule(p, r, m, effort, families, None,
-                              enough if m > PACKED_MESSAGES else None)
+        if m <= PACKED_MESSAGES or not one:
+            return timed_schedule(p, r, m, effort, families)
+        return timed_schedule(p, r, m, effort.but(resize_runs=True), families, None,
+                              effort.milp_enough)
     return build
 
 

@@ -135,6 +135,12 @@ class Effort:
     #: kept and the MILP not solved (:func:`.timed.timed_timetable`'s ``enough``; the
     #: finite-horizon ladder and ``--ratio`` do not use it); None: the MILP always runs.
     milp_enough: Fraction | None = None
+    #: A long period's list schedule still above :data:`.list_schedule.SLACK` after its
+    #: slack rounds gets its links' messages moved between their runs
+    #: (:mod:`.resize_runs`).  Only ``steady schedule --max-messages M`` for one long
+    #: period sets it (``Effort.but``): on ``simulate``'s ladder it changed candidates
+    #: that were not chosen, and was not measured across the hold-out platforms.
+    resize_runs: bool = False
 
     def but(self, **changes) -> "Effort":
         """This level with some bounds changed (benchmarks switch layers this way)."""

@@ -13,7 +13,8 @@ below the largest load (checked exactly).  With shared links and equal link cost
 rounds (:mod:`.rounds`: König matchings, Kempe swaps until every link fits) replace it
 when they end earlier.  Without shared links, a long period still more than
 :data:`SLACK` above its load bound after its slack rounds gets the messages of its best
-few greedy runs moved between each link's runs (:mod:`.resize_runs`).  The events are
+few greedy runs moved between each link's runs (:mod:`.resize_runs`), where the effort
+asks for it (``Effort.resize_runs``: ``steady schedule`` for one long period).  The events are
 those of :class:`.port_clock.PortClock`.
 
 Work: the rules, rounds and chunk size follow from the number of messages and the
@@ -100,7 +101,7 @@ def list_schedule(platform, trees, effort) -> Timetable:
         # the messages of the best few move between their links' runs
         best = _more_rounds(states[:effort.round_rules], rounds, best, rng, lower, play,
                             ports)
-        if not links and _slack_above(best[0], lower):
+        if effort.resize_runs and not links and _slack_above(best[0], lower):
             best = _resized(tried, best, cost, lower)
     if links and best[0] > lower:
         found = _link_rounds(used, cost, links, best[0])
