@@ -182,12 +182,16 @@ def _unproven_milp(patch, calls: list):
     patch.setattr(timed_module, "improved_packing", spy)
 
 
+def _alone(enough: Fraction):
+    return DEFAULT.but(one_period=True, milp_enough=enough)
+
+
 def test_a_timetable_certified_enough_before_the_milp_is_kept():
-    """steady.schedule.timed (``enough``, Effort.milp_enough): where the Dinkelbach MILP
-    would run to its node bound, a first timetable certified at least ``enough`` is kept
-    and the MILP not solved; where none is, the search goes on and gives exactly what
-    it gives without ``enough`` (samples/random-30.json, M = 10: the packing's ratio
-    bound is below 1 there, so the MILP is asked for)."""
+    """steady.schedule.timed (Effort.one_period, Effort.milp_enough): where the
+    Dinkelbach MILP would run to its node bound, a first timetable certified at least
+    ``milp_enough`` is kept and the MILP not solved; where none is, the search goes on
+    and gives exactly what it gives without it (samples/random-30.json, M = 10: the
+    packing's ratio bound is below 1 there, so the MILP is asked for)."""
     platform = Platform.from_file(sample("random-30.json"))
     result = throughput(platform, "trees")
     plain, stats = timed_timetable(platform, result, 10)
@@ -195,27 +199,28 @@ def test_a_timetable_certified_enough_before_the_milp_is_kept():
     calls = []
     with pytest.MonkeyPatch.context() as patch:
         _unproven_milp(patch, calls)
-        early, early_stats = timed_timetable(platform, result, 10, enough=Fraction(1, 2))
+        early, early_stats = timed_timetable(platform, result, 10, _alone(Fraction(1, 2)))
         assert calls == []
         assert early_stats["ratio"] >= Fraction(1, 2)
         assert verify(platform, early.schedule(result)).ok
         # unreachable: the MILP runs, and the answer is the one without ``enough``
-        late, _ = timed_timetable(platform, result, 10, enough=Fraction(2))
+        late, _ = timed_timetable(platform, result, 10, _alone(Fraction(2)))
         assert len(calls) == 1
     assert late.schedule(result).to_json() == plain.schedule(result).to_json()
 
 
 def test_steady_schedule_uses_the_effort_s_enough_for_one_m_only(capsys, tmp_path):
-    """``steady schedule --max-messages M`` passes Effort.milp_enough to the timetable
-    (at default effort) for a long period (M above timed.PACKED_MESSAGES), not for a
-    short one; ``--ratio`` and ``--effort thorough`` do not."""
+    """``steady schedule --max-messages M`` asks the timetable for one period alone
+    (Effort.one_period, with the effort's milp_enough: at default effort) for a long
+    period (M above timed.PACKED_MESSAGES), not for a short one; ``--ratio`` and
+    ``--effort thorough`` do not use milp_enough."""
     import steady.schedule.timed as timed_module
 
     seen = []
     real = timed_module.timed_schedule
 
     def spy(*args):
-        seen.append(args[6] if len(args) > 6 else None)
+        seen.append(args[3].milp_enough if args[3].one_period else None)
         return real(*args)
 
     with pytest.MonkeyPatch.context() as patch:

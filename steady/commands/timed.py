@@ -67,14 +67,13 @@ def _builder(args, platform, result):
     # one long period asked for: a timetable certified well enough ends the search
     # early (on short periods the MILP costs a fraction of a second and can still
     # gain: 8-node meshes at M = 100, docs/limits.md), and the list schedule's runs are
-    # resized where it stays above its load bound (Effort.resize_runs)
+    # resized where it stays above its load bound (Effort.one_period)
     one = getattr(args, "ratio", None) is None and getattr(args, "max_period", None) is None
+    alone = effort.but(one_period=True)
 
     def build(p, r, m):
-        if m <= PACKED_MESSAGES or not one:
-            return timed_schedule(p, r, m, effort, families)
-        return timed_schedule(p, r, m, effort.but(resize_runs=True), families, None,
-                              effort.milp_enough)
+        return timed_schedule(p, r, m, alone if one and m > PACKED_MESSAGES else effort,
+                              families)
     return build
 
 

@@ -130,17 +130,18 @@ class Effort:
     #: :func:`.order_search.neighbourhood_searched`).
     deep_time: float = 0.0
 
-    #: ``steady schedule --max-messages M`` (one M, no ``--ratio``): when the timetable
-    #: of best ratio bound before the Dinkelbach MILP is certified at least this, it is
-    #: kept and the MILP not solved (:func:`.timed.timed_timetable`'s ``enough``; the
-    #: finite-horizon ladder and ``--ratio`` do not use it); None: the MILP always runs.
+    #: One long period asked for alone (``steady schedule --max-messages M``, M above
+    #: :data:`.timed.PACKED_MESSAGES`, no ``--ratio`` or ``--max-period``; the command
+    #: sets it with ``Effort.but``): the timetable search may stop early
+    #: (``milp_enough``), and a list schedule still above :data:`.list_schedule.SLACK`
+    #: after its slack rounds gets its links' messages moved between their runs
+    #: (:mod:`.resize_runs`).  Not on ``simulate``'s ladder: there the resizing changed
+    #: candidates that were not chosen, and was not measured across the hold-outs.
+    one_period: bool = False
+    #: With ``one_period``: when the timetable of best ratio bound before the Dinkelbach
+    #: MILP is certified at least this, it is kept and the MILP not solved (where that
+    #: MILP does not prove its optimum within a few nodes); None: the MILP always runs.
     milp_enough: Fraction | None = None
-    #: A long period's list schedule still above :data:`.list_schedule.SLACK` after its
-    #: slack rounds gets its links' messages moved between their runs
-    #: (:mod:`.resize_runs`).  Only ``steady schedule --max-messages M`` for one long
-    #: period sets it (``Effort.but``): on ``simulate``'s ladder it changed candidates
-    #: that were not chosen, and was not measured across the hold-out platforms.
-    resize_runs: bool = False
 
     def but(self, **changes) -> "Effort":
         """This level with some bounds changed (benchmarks switch layers this way)."""

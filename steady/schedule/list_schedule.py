@@ -14,7 +14,7 @@ rounds (:mod:`.rounds`: König matchings, Kempe swaps until every link fits) rep
 when they end earlier.  Without shared links, a long period still more than
 :data:`SLACK` above its load bound after its slack rounds gets the messages of its best
 few greedy runs moved between each link's runs (:mod:`.resize_runs`), where the effort
-asks for it (``Effort.resize_runs``: ``steady schedule`` for one long period).  The events are
+asks for it (``Effort.one_period``: ``steady schedule`` for one long period).  The events are
 those of :class:`.port_clock.PortClock`.
 
 Work: the rules, rounds and chunk size follow from the number of messages and the
@@ -76,7 +76,9 @@ def list_schedule(platform, trees, effort) -> Timetable:
              for key, stick in PRIORITIES]
     best = None
     states = []   # per rule: [its best makespan, rule, boost, rounds stale]
-    tried: list = []   # every greedy run's (makespan, transfers, runs): to resize
+    # every greedy run's (makespan, transfers, runs), kept only where they may be
+    # resized (one period asked for alone, no shared links)
+    tried: list | None = [] if effort.one_period and not links else None
     for plan in plans[:rules]:
         if best is not None and best[0] == lower:
             break
@@ -101,7 +103,7 @@ def list_schedule(platform, trees, effort) -> Timetable:
         # the messages of the best few move between their links' runs
         best = _more_rounds(states[:effort.round_rules], rounds, best, rng, lower, play,
                             ports)
-        if effort.resize_runs and not links and _slack_above(best[0], lower):
+        if tried is not None and _slack_above(best[0], lower):
             best = _resized(tried, best, cost, lower)
     if links and best[0] > lower:
         found = _link_rounds(used, cost, links, best[0])

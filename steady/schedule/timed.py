@@ -15,10 +15,10 @@ start time (steady-schedule version 2, a :class:`~.timetable.Timetable`):
    the cuts by a MILP (:mod:`.cut_counts`) are built on too, and the timetables' port
    orders are searched by CP-SAT (:mod:`.order_search`).
 
-The fastest timetable is kept (the first on a tie).  ``steady schedule
---max-messages M`` alone (``enough``, :attr:`.effort.Effort.milp_enough`) keeps a
-timetable certified well enough before the Dinkelbach MILP where that MILP does not
-prove its optimum within a few nodes.  The certificate is the optimum's:
+The fastest timetable is kept (the first on a tie).  For one long period asked for
+alone (:attr:`.effort.Effort.one_period`), a timetable certified at least
+:attr:`.effort.Effort.milp_enough` before the Dinkelbach MILP is kept where that MILP
+does not prove its optimum within a few nodes.  The certificate is the optimum's:
 port prices summing to TP* under which every spanning arborescence costs >= 1, so
 throughput / TP* is a certified ratio (proofs/timed-schedule.md).  Every search is
 bounded by the :class:`~.effort.Effort`'s deterministic work.
@@ -49,22 +49,18 @@ from .timetable import Timetable, loads_of
 
 
 def timed_schedule(platform, result, max_messages: int, effort=DEFAULT, families=None,
-                   cuts: CutPool | None = None, enough: Fraction | None = None):
+                   cuts: CutPool | None = None):
     """(version 2 schedule, statistics) with at most ``max_messages`` messages per
     period, from an exact optimum ``result``; see :func:`timed_timetable`."""
-    table, stats = timed_timetable(platform, result, max_messages, effort, families, cuts,
-                                   enough)
+    table, stats = timed_timetable(platform, result, max_messages, effort, families, cuts)
     return table.schedule(result), stats
 
 
 def timed_timetable(platform, result, max_messages: int, effort=DEFAULT, families=None,
-                    cuts: CutPool | None = None,
-                    enough: Fraction | None = None) -> tuple[Timetable, dict]:
+                    cuts: CutPool | None = None) -> tuple[Timetable, dict]:
     """The fastest timetable of the module docstring with at most ``max_messages``
     messages per period, and statistics.  ``families`` (:func:`tree_families`) and
-    ``cuts`` are shared by callers that try many M.  ``enough`` (``steady schedule``
-    passes the effort's ``milp_enough``): a timetable certified at least this before
-    the Dinkelbach MILP is kept, and the MILP not solved."""
+    ``cuts`` are shared by callers that try many M."""
     platform = as_platform(platform)
     effort = effort_of(effort)
     if max_messages < 1:
@@ -77,7 +73,7 @@ def timed_timetable(platform, result, max_messages: int, effort=DEFAULT, familie
             break   # the optimum itself: no family can do better
         if not family.trees:
             continue
-        found = _timed_from(platform, result, family.trees, max_messages, effort, enough)
+        found = _timed_from(platform, result, family.trees, max_messages, effort)
         if best is None or _faster(found[0], best[1]):
             best = (family.name,) + found
     if effort.cut_counts and _ratio(best[1], optimum) < 1:
@@ -164,10 +160,11 @@ def rounded_branchings(platform, rates, optimum: Fraction) -> list[tuple[dict, F
     return [(parent, Fraction(w, scale)) for parent, w in trees]
 
 
-def _timed_from(platform, result, trees, max_messages: int, effort, enough=None):
-    """(timetable, messages aimed at, how it was built) on ``trees``; with ``enough``
-    (a ratio), a first timetable certified at least that ends the search before the
-    Dinkelbach MILP (:func:`_enough_before_milp`)."""
+def _timed_from(platform, result, trees, max_messages: int, effort):
+    """(timetable, messages aimed at, how it was built) on ``trees``; for one period
+    asked for alone (``effort.one_period``), a first timetable certified at least
+    ``effort.milp_enough`` ends the search before the Dinkelbach MILP
+    (:func:`_enough_before_milp`)."""
     optimum = result.throughput
     exact = (None if has_link_rows(platform)   # 002 §5.4.2's steps hold ports only
              else short_optimum(platform, trees, result, max_messages))
@@ -208,6 +205,7 @@ def _timed_from(platform, result, trees, max_messages: int, effort, enough=None)
     long = max_messages > PACKED_MESSAGES
     order = lambda o: (-o[0], long and o[2] != SEARCHED)   # noqa: E731
     found = improved = None
+    enough = effort.milp_enough if effort.one_period else None
     if effort.dinkelbach and enough is not None and not has_link_rows(platform):
         improved = improved_packing(platform, trees, optimum, max_messages, start,
                                     proven=True)
