@@ -26,8 +26,9 @@ certificate (issue 43; ours, on 002 §5.3's trees with one rate per root).
 
 Fabrics with a construction of their own get it first: Clos phases for an allgather
 (:mod:`.clos_phases`), mirrored for a reduce-scatter or an allreduce
-(:mod:`.reversal`), rail and NIC rounds (:mod:`.rail_phases`, :mod:`.nic_rounds`); the
-steps above run where it stays below its bound.
+(:mod:`.reversal`), rail and NIC rounds (:mod:`.rail_phases`, :mod:`.nic_rounds`), then ring steps
+(:mod:`.ring_steps`: one cycle of the compute nodes whose routes run at once, kept
+when it beats them); the steps above run where it stays below its bound.
 On small fabrics (:func:`.config_blocks.applies`) whose timetable stays below
 :data:`BLOCKS_BELOW`, trees and blocks of concurrent transfers chosen together
 (:mod:`.config_blocks`) are also built, and the better certified ratio is kept.
@@ -55,6 +56,7 @@ from .config_blocks import block_timetable
 from .nic_rounds import nic_cap, nic_timetable
 from .reversal import reduced_timetable
 from .rail_phases import rail_timetable
+from .ring_steps import ring_timetable
 from .list_schedule import route_list_schedule
 from .timetable import Timetable, Tree
 
@@ -387,6 +389,11 @@ def halvings(most: int, low: int) -> list[int]:
 #: timetable at or above it is kept as it is).
 BLOCKS_BELOW = Fraction(99, 100)
 
+#: Ring steps (:mod:`.ring_steps`) are searched only for rings whose ratio would be
+#: above this (and above what a construction by hand built): below it the list
+#: schedule does better on every fabric measured (benchmarks/sweep43.md).
+RING_ABOVE = Fraction(1, 2)
+
 #: The best chunk counts of :func:`chunk_counts` whose weights are also spread (a MILP
 #: each): the others are tried as found.
 SPREAD_COUNTS = 3
@@ -431,6 +438,15 @@ def collective_timetable(platform, result, max_messages: int,
                 and nic_cap(platform, result) == table.rate(roots):
             best = best[:2] + (best[0],) + best[3:]   # proved: no timetable does better
             proved = True
+    if not proved and (best is None or best[0] < 1):
+        # every compute node's links the cut (a dragonfly): one ring, lock-step steps;
+        # a search of route checks, only for rings that beat what is built
+        floor = RING_ABOVE if best is None else max(RING_ABOVE, best[0])
+        built = ring_timetable(platform, result, most, floor * result.rate)
+        if built is not None:
+            table, k = built
+            best = (table.rate(roots) / result.rate, k, Fraction(1), table)
+            construction = "ring steps: every root's chunks round one cycle in lock-step"
     if best is None or best[0] < best[2]:
         fams = families(platform, result, effort.collective_pricing,
                         effort.collective_neighbours)

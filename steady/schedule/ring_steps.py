@@ -1,0 +1,277 @@
+"""Ring steps: every root's chunks go round one Hamiltonian cycle of the compute nodes
+in lock-step steps (ours, after NCCL's ring allgather; issue 43,
+proofs/collectives.md §14).
+
+A *ring* is an order v_0 .. v_{N-1} of the N compute nodes with a route P_i from v_i
+to v_{i+1} (indices mod N; :func:`hop_routes`: the route of least cost c_P, then of
+fewest hops, through switches only).  It *fits* when the N routes can run all at
+once: every resource (:mod:`steady.network.resources`) is held by their parts for at
+most its capacity 1 in total (exact).
+
+Tree of root v_j (allgather, direction ``"out"``): the path v_j -> v_{j+1} -> ..
+-> v_{j-1} over the ring's routes.  Reduce-scatter (``"in"``): the in-tree of v_j
+whose data flows v_{j+1} -> v_{j+2} -> .. -> v_j, over the same routes in the same
+direction; an allreduce runs the in steps, then the out steps.  With m chunks per
+root, step s = 0 .. N-2 of direction t (0, or 1 for an allreduce's out steps): every
+v_i sends over P_i the m chunks of the root v_{i-s} (out; v_{i-1-s} for in), from
+(t·(N-1) + s)·m·C, C the ring's largest c_P.  Each hop carries every root's
+chunks but its receiver's (out) or its sender's (in): each tree edge its weight.
+The period is D·(N-1)·m·C for D directions, so the rate per root is
+1 / (D·(N-1)·C) whatever m: one chunk per root is enough.  Every transfer of a step
+runs inside the step; the ring fits, so the transfers running at once never exceed
+a resource.
+
+The rate reaches x* exactly when x* is the compute nodes' own bound and the ring's
+routes meet it without contending (sg-dragonfly: every host's up- and down-link
+carries 15·x*, x* = 1/15, and a ring of cost-1 routes sharing no link exists).
+:func:`ring_search` looks for a ring of C at most a threshold, thresholds the
+distinct route costs from the least, by depth-first search (next nodes cheapest
+route first, then fewest hops, then the platform's order; a forward check drops a
+partial ring that leaves a node without a hop in or out that fits), at most
+:data:`RING_SEARCH_STEPS` route checks in all: the same input, the same ring.
+The chooser (:func:`.collective.collective_timetable`) tries it after the
+constructions by hand and keeps it only where it beats them.
+Runtime checks: the ring fits (re-added from nothing), every tree edge once per
+direction, the rate 1 / (D·(N-1)·C), ``Timetable.check``.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+from ..network.resources import transfer_model
+from .rail_phases import collective_directions
+from .timetable import Timetable, Tree
+
+#: Route checks (does a hop still fit?) that :func:`ring_search` may make, over all
+#: thresholds (a bound on its work: deterministic, no clock).
+RING_SEARCH_STEPS = 200000
+
+
+def hop_routes(platform) -> dict:
+    """{(a, b): route} for every ordered pair of compute nodes joined by a route
+    through switches only (a link, or compute -> switches -> compute): the least
+    cost c_P (the route's slowest link), then the fewest hops, then the first found
+    breadth first in the platform's link order."""
+    switches = frozenset(platform.switches)
+    costs = sorted({link.cost for u in platform.nodes for link in platform.out_links(u)})
+    out: dict = {}
+    for a in platform.compute_nodes:
+        for limit in costs:   # the least bottleneck first: BFS over links of cost <= limit
+            parent = {a: None}
+            layer = [a]
+            while layer:
+                following = []
+                for u in layer:
+                    for link in platform.out_links(u):
+                        v = link.head
+                        if link.cost > limit or v in parent:
+                            continue
+                        parent[v] = u
+                        if v in switches:
+                            following.append(v)
+                layer = following
+            for b in platform.compute_nodes:
+                if b != a and (a, b) not in out and b in parent:
+                    path, v = [b], b
+                    while parent[v] is not None:
+                        v = parent[v]
+                        path.append(v)
+                    out[(a, b)] = tuple(reversed(path))
+            if all((a, b) in out for b in platform.compute_nodes if b != a):
+                break
+    return out
+
+
+def _add(used: dict, parts, sign: int = 1) -> None:
+    for res, part in parts:
+        used[res] = used.get(res, 0) + sign * part
+
+
+def _fits(used: dict, parts) -> bool:
+    return all(used.get(res, 0) + part <= 1 for res, part in parts)
+
+
+def ring_search(platform, routes: dict, beat: Fraction | None = None,
+                steps: int = RING_SEARCH_STEPS):
+    """(order, C) of the cheapest ring found (module docstring), or None: thresholds
+    the distinct costs of ``routes`` (pairs without a route are no hop) from the
+    least; a threshold whose 1 / C is at most ``beat`` (a rate, or None) ends the
+    search, as do ``steps`` route checks in all."""
+    model = transfer_model(platform)
+    nodes = list(platform.compute_nodes)
+    if len(nodes) < 2:
+        return None
+    holds = {pair: model.holds(route) for pair, route in routes.items()}
+    rank = {v: i for i, v in enumerate(nodes)}
+    budget = [steps]
+    for limit in sorted({c for c, _ in holds.values()}):
+        if beat is not None and 1 / limit <= beat:
+            return None
+        following = {a: sorted((b for b in nodes if b != a and (a, b) in holds
+                                and holds[(a, b)][0] <= limit),
+                               key=lambda b, a=a: (holds[(a, b)][0], len(routes[(a, b)]),
+                                                   rank[b]))
+                     for a in nodes}
+        if not _strongly_connected(nodes, following):
+            continue   # no Hamiltonian cycle over these hops
+        found = _cycle(nodes, following, holds, budget)
+        if found is not None:
+            return found, max(holds[(a, b)][0] for a, b in zip(found, found[1:] + found[:1]))
+        if budget[0] <= 0:
+            return None
+    return None
+
+
+def _strongly_connected(nodes, following) -> bool:
+    """Every node reaches nodes[0] and is reached from it over the ``following`` hops."""
+    preceding: dict = {v: [] for v in nodes}
+    for a in nodes:
+        for b in following[a]:
+            preceding[b].append(a)
+    for step in (following, preceding):
+        seen, stack = {nodes[0]}, [nodes[0]]
+        while stack:
+            for v in step[stack.pop()]:
+                if v not in seen:
+                    seen.add(v)
+                    stack.append(v)
+        if len(seen) < len(nodes):
+            return False
+    return True
+
+
+def _cycle(nodes, following, holds, budget):
+    """A Hamiltonian cycle from nodes[0] over the ``following`` pairs whose routes fit
+    together, depth first, or None (none, or ``budget`` route checks spent).  After
+    each hop a -> b, every node still to place must keep a hop in that fits from b or
+    another such node, and one out that fits to another or back to nodes[0] (a
+    forward check: a partial ring failing it is dropped)."""
+    n = len(nodes)
+    start = nodes[0]
+    preceding: dict = {v: [] for v in nodes}
+    for a in nodes:
+        for b in following[a]:
+            preceding[b].append(a)
+    used: dict = {}
+    order = [start]
+    seen = {start}
+
+    def fit(a, b) -> bool:
+        budget[0] -= 1
+        return _fits(used, holds[(a, b)][1])
+
+    def alive(b) -> bool:
+        for u in nodes:
+            if u in seen:
+                continue
+            if not any((p == b or p not in seen) and p != u and fit(p, u)
+                       for p in preceding[u]):
+                return False
+            if not any((q == start or q not in seen) and q != u and fit(u, q)
+                       for q in following[u]):
+                return False
+        return True
+
+    choices = [iter(following[start])]
+    while choices:
+        if budget[0] < 0:
+            return None
+        a = order[-1]
+        advanced = False
+        for b in choices[-1]:
+            if b in seen or not fit(a, b):
+                continue
+            parts = holds[(a, b)][1]
+            if len(order) + 1 == n:   # close the ring: b -> start must fit too
+                if start not in following[b]:
+                    continue
+                _add(used, parts)
+                ok = fit(b, start)
+                _add(used, parts, -1)
+                if ok:
+                    return order + [b]
+                continue
+            _add(used, parts)
+            order.append(b)
+            seen.add(b)
+            if alive(b):
+                choices.append(iter(following[b]))
+                advanced = True
+                break
+            order.pop()
+            seen.discard(b)
+            _add(used, parts, -1)
+        if not advanced:
+            choices.pop()
+            if len(order) > 1:
+                b = order.pop()
+                seen.discard(b)
+                _add(used, holds[(order[-1], b)][1], -1)
+            else:
+                return None
+    return None
+
+
+def ring_timetable(platform, result, most: int, beat: Fraction | None = None):
+    """(timetable, chunks per root) of ring steps (module docstring), one chunk per
+    root, or None: not an allgather, reduce-scatter or allreduce at equal rates
+    (:func:`.rail_phases.collective_directions`), ``most`` < 1, or no ring found
+    whose rate beats ``beat`` (a rate per root, or None)."""
+    directions = collective_directions(platform, result)
+    if directions is None or most < 1:
+        return None
+    d_ = len(directions)
+    nodes = list(platform.compute_nodes)
+    n = len(nodes)
+    if n < 2:
+        return None
+    beat_ring = None if beat is None else beat * d_ * (n - 1)
+    routes = hop_routes(platform)
+    found = ring_search(platform, routes, beat_ring)
+    if found is None:
+        return None
+    order, top = found
+    model = transfer_model(platform)
+    hops = [(order[i], order[(i + 1) % n]) for i in range(n)]
+    used: dict = {}
+    for hop in hops:   # postcondition: the ring fits, re-added from nothing
+        _add(used, model.holds(routes[hop])[1])
+    if any(v > 1 for v in used.values()):   # pragma: no cover - ring_search checks it
+        raise AssertionError("postcondition: a ring whose routes exceed a resource")
+    unit = math.lcm(*(model.cost(routes[h]).denominator for h in hops))
+    step = int(top * unit)
+    m = 1
+    trees, runs = [], {}
+    for t, direction in enumerate(directions):
+        for j in range(n):
+            parent, via = {}, {}
+            for k in range(1, n):
+                a, b = order[(j + k - 1) % n], order[(j + k) % n]
+                if direction == "out":   # data a -> b: b's parent is a
+                    parent[b] = a
+                    inner = routes[(a, b)][1:-1]
+                    if inner:
+                        via[b] = inner
+                else:   # in-tree of v_j: data v_{j+k} -> v_{j+k+1}, the parent its receiver
+                    a, b = order[(j + k) % n], order[(j + k + 1) % n]
+                    parent[a] = b
+                    inner = routes[(a, b)][1:-1]
+                    if inner:
+                        via[a] = inner
+            trees.append(Tree(parent, m, order[j], direction, via or None))
+        for i, (a, b) in enumerate(hops):
+            for s in range(n - 1):
+                j = (i - s) % n if direction == "out" else (i - 1 - s) % n
+                l = t * n + j
+                arc = (a, b)
+                if arc not in trees[l].arcs():   # pragma: no cover - by the indices
+                    raise AssertionError("postcondition: a step off its tree")
+                runs[(l, arc)] = [[((t * (n - 1)) + s) * m * step, m]]
+    period = d_ * (n - 1) * m * step
+    table = Timetable.build(platform, trees, runs, period, unit)
+    table.check()
+    if table.rate(result.roots) != Fraction(1, d_ * (n - 1)) / top:  # pragma: no cover
+        raise AssertionError("postcondition: ring steps off their rate")
+    return table, m

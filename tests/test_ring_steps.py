@@ -1,0 +1,168 @@
+"""Ring steps: every root's chunks round one cycle of the compute nodes in lock-step
+(issue 43; steady.schedule.ring_steps, proofs/collectives.md §14)."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from helpers import examples
+
+from steady.network.resources import transfer_model
+from steady.platform import MULTI_PORT, ONE_PORT, Link, Platform
+from steady.schedule.collective import collective_timetable
+from steady.schedule.ring_steps import hop_routes, ring_search, ring_timetable
+from steady.strategies import switched_platforms
+from steady.throughput import collective_throughput
+from steady.verify import verify
+
+
+def both(links, a, b, cost=Fraction(1)):
+    links += [Link(a, b, Fraction(cost)), Link(b, a, Fraction(cost))]
+
+
+def dragonfly(ports=MULTI_PORT) -> Platform:
+    """Two groups of two routers of two hosts, routers of a group linked, one global
+    link between routers g0.r1 and g1.r0; every link of cost 1 each way."""
+    links, hosts, routers = [], [], []
+    for g in range(2):
+        for r in range(2):
+            router = f"g{g}.r{r}"
+            routers.append(router)
+            for h in range(2):
+                host = f"g{g}.r{r}.h{h}"
+                hosts.append(host)
+                both(links, host, router)
+        both(links, f"g{g}.r0", f"g{g}.r1")
+    both(links, "g0.r1", "g1.r0")
+    return Platform(hosts[0], links, hosts + routers, "dragonfly-8", ports=ports,
+                    switches=routers)
+
+
+def star(n=4, ports=MULTI_PORT, cost=Fraction(1)) -> Platform:
+    links = []
+    nodes = [f"c{i}" for i in range(n)]
+    for v in nodes:
+        both(links, v, "sw", cost)
+    return Platform(nodes[0], links, nodes + ["sw"], "star", ports=ports, switches=["sw"])
+
+
+def _verified(platform, result, table) -> Fraction:
+    report = verify(platform, table.schedule(result))
+    assert report.ok, report
+    return report.ratio
+
+
+def test_a_dragonfly_s_ring_reaches_its_optimum():
+    """8 hosts, x* = 1/7 (each host's one link in carries 7 roots); the ring crosses
+    the global link once each way: rate 1/7, one chunk per root, period 7, certified
+    ratio 1; the chooser keeps it."""
+    platform = dragonfly()
+    result = collective_throughput(platform, "allgather")
+    assert result.rate == Fraction(1, 7)
+    table, m = ring_timetable(platform, result, 64)
+    assert m == 1 and table.period == 7 * table.unit
+    assert table.rate(result.roots) == Fraction(1, 7)
+    assert _verified(platform, result, table) == 1
+    chosen, stats = collective_timetable(platform, result, 64)
+    assert stats["ratio"] == 1 and stats["construction"].startswith("ring steps")
+
+
+def test_the_ring_is_lock_step():
+    """Step s: every host sends the chunk of the root s hops behind it, which it got at
+    step s - 1 (the same period: no hop waits a period)."""
+    platform = dragonfly()
+    result = collective_throughput(platform, "allgather")
+    table, _ = ring_timetable(platform, result, 64)
+    step = table.period // 7
+    for (l, arc), runs in table.runs.items():
+        root = table.trees[l].root
+        (start, count), = runs
+        assert count == 1 and start % step == 0
+        hops, v = 0, arc[0]
+        while v != root:
+            v = table.trees[l].parent[v]
+            hops += 1
+        assert start == hops * step
+
+
+def test_reduce_scatter_and_allreduce_by_ring():
+    """On the star (one-port and multi-port), reduce-scatter at x* = 1/3 and allreduce
+    at x* = 1/6 by the ring: ratio 1, verified; the in-trees' data flow round the same
+    cycle."""
+    for ports in (MULTI_PORT, ONE_PORT):
+        platform = star(ports=ports)
+        for kind, rate in (("reduce-scatter", Fraction(1, 3)), ("allreduce", Fraction(1, 6))):
+            result = collective_throughput(platform, kind)
+            assert result.rate == rate
+            table, _ = ring_timetable(platform, result, 8)
+            assert table.rate(result.roots) == rate
+            assert _verified(platform, result, table) == 1
+
+
+def test_no_ring_below_what_it_must_beat():
+    """``beat``: a ring whose rate would not exceed it is not searched for; a broadcast
+    from one source has no ring."""
+    platform = star()
+    result = collective_throughput(platform, "allgather")
+    assert ring_timetable(platform, result, 64, beat=Fraction(1, 3)) is None
+    assert ring_timetable(platform, result, 64, beat=Fraction(1, 4)) is not None
+    assert ring_timetable(platform, collective_throughput(platform, "broadcast"), 64) is None
+    assert ring_timetable(platform, result, 0) is None
+
+
+def test_two_stars_cross_their_link_once_each_way():
+    """Two stars of two hosts joined by one link: the ring found crosses it once each
+    way (the link holds one hop a way); with a budget of one route check, no ring
+    (bounded work, no clock)."""
+    links = []
+    for side in ("a", "b"):
+        for i in range(2):
+            both(links, f"{side}{i}", f"S{side}")
+    both(links, "Sa", "Sb")
+    nodes = ["a0", "a1", "b0", "b1"]
+    platform = Platform("a0", links, nodes + ["Sa", "Sb"], "two-stars", ports=MULTI_PORT,
+                        switches=["Sa", "Sb"])
+    routes = hop_routes(platform)
+    assert routes[("a0", "b0")] == ("a0", "Sa", "Sb", "b0")
+    order, top = ring_search(platform, routes)
+    assert top == 1 and order[0] == "a0" and sorted(order) == nodes
+    crossing = [(a, b) for a, b in zip(order, order[1:] + order[:1]) if a[0] != b[0]]
+    assert len(crossing) == 2 and {a[0] for a, _ in crossing} == {"a", "b"}
+    assert ring_search(platform, routes, steps=1) is None
+
+
+@given(switched_platforms(min_compute=2, max_compute=5, max_switches=3,
+                          cost=st.sampled_from([Fraction(1), Fraction(1, 2), Fraction(1, 3)])),
+       st.sampled_from(["allgather", "reduce-scatter", "allreduce"]))
+@settings(max_examples=examples(40), deadline=None,
+          suppress_health_check=[HealthCheck.too_slow])
+def test_ring_steps_are_valid_and_certified(platform, kind):
+    """Whatever fabric: either no ring, or a timetable that Timetable.check and the
+    independent checker accept, of rate exactly 1 / (D·(N-1)·C) for its largest route
+    cost C (D directions), certified at most x*; its routes fit together; the same
+    ring again."""
+    result = collective_throughput(platform, kind)
+    built = ring_timetable(platform, result, 8)
+    if built is None:
+        return
+    table, m = built
+    table.check()
+    assert m == 1
+    model = transfer_model(platform)
+    d = 2 if kind == "allreduce" else 1
+    n = len(platform.compute_nodes)
+    routes = {table.trees[l].route(arc) for (l, arc) in table.runs}
+    assert len(routes) == n   # one route per hop of the cycle
+    top = max(model.cost(r) for r in routes)
+    used: dict = {}
+    for r in routes:
+        for res, part in model.holds(r)[1]:
+            used[res] = used.get(res, 0) + part
+    assert max(used.values()) <= 1
+    rate = table.rate(result.roots)
+    assert rate == Fraction(1, d * (n - 1)) / top <= result.rate
+    assert _verified(platform, result, table) == rate / result.rate
+    again = ring_timetable(platform, result, 8)[0]
+    assert again.runs == table.runs and again.trees == table.trees
