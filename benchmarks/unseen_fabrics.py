@@ -16,7 +16,7 @@ ratio, chunks per root, the verdicts and any exit code other than 0.
 Families (deterministic; every name says its parameters):
 
 * ``cluster-S-mp``, ``cluster-S-op``: ``steady.topologies.switched_cluster(S, ports)``,
-  seeds 31-60 (1-30 are benchmarks/switched_clusters.py's);
+  seeds 31-60 (1-30 are benchmarks/switched_clusters.py's; 61-70 added by ratio43);
 * ``fat-tree-K-o``: ``fat_tree_platform(K, oversubscription=o)``, K = 4, 6, o = 1, 2, 3/2;
 * ``a100-B``, ``mi250-B``: ``a100_platform(B)`` / ``mi250_platform(B)`` at box counts not
   in samples/ (3, 5, 6, 8 and 3);
@@ -30,7 +30,9 @@ Families (deterministic; every name says its parameters):
   with a 25 GB/s link to a NIC switch;
 * ``sg-backbone``, ``sg-torus``, ``sg-dragonfly``: SimGrid platforms of our own (a
   cluster with a backbone and two speeds of nodes; a TORUS cluster; a DRAGONFLY
-  cluster), imported by ``steady import simgrid --ports multi-port``.
+  cluster), imported by ``steady import simgrid --ports multi-port``; ratio43 added
+  ``sg-dragonfly-3`` (DRAGONFLY "2,1;3,1;2,1;2", 24 hosts: SimGrid 3 crashed on three groups), ``sg-dragonfly-2``
+  ("2,2;2,1;1,2;2", 8 hosts) and ``sg-fat-tree`` (FAT_TREE "2;4,4;1,2;1,2", 16 hosts).
 """
 
 from __future__ import annotations
@@ -86,7 +88,25 @@ SG_DRAGONFLY = """<?xml version='1.0'?>
 </platform>
 """
 
-SIMGRID = {"sg-backbone": SG_BACKBONE, "sg-torus": SG_TORUS, "sg-dragonfly": SG_DRAGONFLY}
+def _sg_cluster(cluster_id: str, topology: str, parameters: str, hosts: int) -> str:
+    """A SimGrid cluster of ``hosts`` hosts (prefix ``cluster_id[0]``) in one zone."""
+    return f"""<?xml version='1.0'?>
+<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
+<platform version="4.1">
+  <zone id="world" routing="Full">
+    <cluster id="{cluster_id}" topology="{topology}" topo_parameters="{parameters}"
+             prefix="{cluster_id[0]}" suffix="" radical="0-{hosts - 1}" speed="1Gf"
+             bw="1GBps" lat="10us"/>
+  </zone>
+</platform>
+"""
+
+
+SIMGRID = {"sg-backbone": SG_BACKBONE, "sg-torus": SG_TORUS, "sg-dragonfly": SG_DRAGONFLY,
+           # ratio43's fabrics nobody had measured: two more dragonfly shapes, a fat tree
+           "sg-dragonfly-3": _sg_cluster("df", "DRAGONFLY", "2,1;3,1;2,1;2", 24),
+           "sg-dragonfly-2": _sg_cluster("df", "DRAGONFLY", "2,2;2,1;1,2;2", 8),
+           "sg-fat-tree": _sg_cluster("ft", "FAT_TREE", "2;4,4;1,2;1,2", 16)}
 
 
 def dgx_h100(boxes: int, rails: bool) -> Platform:
@@ -146,7 +166,7 @@ def ring_nic(n: int) -> dict:
 def fabrics() -> dict:
     """name -> a Platform, a platform document (dict) or SimGrid XML text."""
     out: dict = {}
-    for seed in range(31, 61):
+    for seed in range(31, 71):
         out[f"cluster-{seed}-mp"] = switched_cluster(seed, MULTI_PORT)
         out[f"cluster-{seed}-op"] = switched_cluster(seed, ONE_PORT)
     for k in (4, 6):

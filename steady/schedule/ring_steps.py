@@ -145,9 +145,10 @@ def _strongly_connected(nodes, following) -> bool:
 def _cycle(nodes, following, holds, budget):
     """A Hamiltonian cycle from nodes[0] over the ``following`` pairs whose routes fit
     together, depth first, or None (none, or ``budget`` route checks spent).  After
-    each hop a -> b, every node still to place must keep a hop in that fits from b or
-    another such node, and one out that fits to another or back to nodes[0] (a
-    forward check: a partial ring failing it is dropped)."""
+    each hop a -> b, nodes[0] must keep a hop in that fits from a node still to
+    place, and every node still to place a hop in that fits from b or another such
+    node and one out that fits to another or back to nodes[0] (a forward check: a
+    partial ring failing it is dropped)."""
     n = len(nodes)
     start = nodes[0]
     preceding: dict = {v: [] for v in nodes}
@@ -163,6 +164,9 @@ def _cycle(nodes, following, holds, budget):
         return _fits(used, holds[(a, b)][1])
 
     def alive(b) -> bool:
+        if len(order) < n and not any(p != b and p not in seen and fit(p, start)
+                                      for p in preceding[start]):
+            return False   # nothing left can close the ring
         for u in nodes:
             if u in seen:
                 continue
