@@ -166,3 +166,52 @@ def test_ring_steps_are_valid_and_certified(platform, kind):
     assert _verified(platform, result, table) == rate / result.rate
     again = ring_timetable(platform, result, 8)[0]
     assert again.runs == table.runs and again.trees == table.trees
+
+
+def test_two_sources_on_a_fat_tree_by_paths():
+    """fat-tree-4 at oversubscription 2, a broadcast from the two hosts of one edge
+    switch: x* = 25/4 (every other edge's two links down carry both sources); a path
+    per source, period 4/25, one chunk each, certified ratio 1 (the optimum's trees,
+    rounded and list scheduled, reached 56/79); the chooser keeps it."""
+    from steady.schedule.ring_steps import path_timetable
+    from steady.topologies import fat_tree_platform
+
+    platform = fat_tree_platform(4, oversubscription=2)
+    sources = ["p0.e0.h0", "p0.e0.h1"]
+    result = collective_throughput(platform, "broadcast", sources=sources)
+    assert result.rate == Fraction(25, 4)
+    table, m = path_timetable(platform, result, 64)
+    assert m == 1 and table.period == Fraction(4, 25) * table.unit
+    assert sorted(t.root for t in table.trees) == sources
+    assert all(len(t.parent) == 15 and len(set(t.parent.values())) == 15 for t in table.trees)
+    assert _verified(platform, result, table) == 1
+    assert path_timetable(platform, collective_throughput(platform, "allgather"), 64) is None
+    _, stats = collective_timetable(platform, result, 64)
+    assert stats["ratio"] == 1 and stats["construction"].startswith("source paths")
+
+
+@given(switched_platforms(min_compute=3, max_compute=5, max_switches=3,
+                          cost=st.sampled_from([Fraction(1), Fraction(1, 2), Fraction(1, 3)])),
+       st.integers(1, 2))
+@settings(max_examples=examples(40), deadline=None,
+          suppress_health_check=[HealthCheck.too_slow])
+def test_source_paths_are_valid_and_certified(platform, count):
+    """Whatever fabric and 1-2 sources: either no paths, or a timetable that the
+    checkers accept, one Hamiltonian path per source (each node once), of rate 1 / C
+    for the period C, at most x*, certified exactly."""
+    from steady.schedule.ring_steps import path_timetable
+
+    sources = list(platform.compute_nodes[:count])
+    result = collective_throughput(platform, "broadcast", sources=sources)
+    built = path_timetable(platform, result, 8)
+    if built is None:
+        return
+    table, m = built
+    table.check()
+    nodes = set(platform.compute_nodes)
+    for tree in table.trees:
+        assert set(tree.parent) == nodes - {tree.root}
+        assert len(set(tree.parent.values())) == len(tree.parent)   # a path: one child each
+    rate = table.rate(result.roots)
+    assert rate == table.unit / Fraction(table.period) <= result.rate
+    assert _verified(platform, result, table) == rate / result.rate

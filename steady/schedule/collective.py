@@ -27,8 +27,8 @@ certificate (issue 43; ours, on 002 §5.3's trees with one rate per root).
 Fabrics with a construction of their own get it first: Clos phases for an allgather
 (:mod:`.clos_phases`), mirrored for a reduce-scatter or an allreduce
 (:mod:`.reversal`), rail and NIC rounds (:mod:`.rail_phases`, :mod:`.nic_rounds`), then ring steps
-(:mod:`.ring_steps`: one cycle of the compute nodes whose routes run at once, kept
-when it beats them); the steps above run where it stays below its bound.
+(:mod:`.ring_steps`: one cycle of the compute nodes whose routes run at once; for a
+broadcast, one path per source), kept when it beats them; the steps above run where it stays below its bound.
 On small fabrics (:func:`.config_blocks.applies`) whose timetable stays below
 :data:`BLOCKS_BELOW`, trees and blocks of concurrent transfers chosen together
 (:mod:`.config_blocks`) are also built, and the better certified ratio is kept.
@@ -56,7 +56,7 @@ from .config_blocks import block_timetable
 from .nic_rounds import nic_cap, nic_timetable
 from .reversal import reduced_timetable
 from .rail_phases import rail_timetable
-from .ring_steps import ring_timetable
+from .ring_steps import path_timetable, ring_timetable
 from .list_schedule import route_list_schedule
 from .timetable import Timetable, Tree
 
@@ -440,13 +440,18 @@ def collective_timetable(platform, result, max_messages: int,
             proved = True
     if not proved and (best is None or best[0] < 1):
         # every compute node's links the cut (a dragonfly): one ring, lock-step steps;
-        # a search of route checks, only for rings that beat what is built
+        # a broadcast's sources: a path each (a fat tree's edges); searches of route
+        # checks, only for what would beat what is built
         floor = RING_ABOVE if best is None else max(RING_ABOVE, best[0])
-        built = ring_timetable(platform, result, most, floor * result.rate)
-        if built is not None:
-            table, k = built
-            best = (table.rate(roots) / result.rate, k, Fraction(1), table)
-            construction = "ring steps: every root's chunks round one cycle in lock-step"
+        for build, name in (
+                (ring_timetable, "ring steps: every root's chunks round one cycle in lock-step"),
+                (path_timetable, "source paths: every source's chunk along its own path")):
+            built = build(platform, result, most, floor * result.rate)
+            if built is not None:
+                table, k = built
+                best = (table.rate(roots) / result.rate, k, Fraction(1), table)
+                construction = name
+                break
     if best is None or best[0] < best[2]:
         fams = families(platform, result, effort.collective_pricing,
                         effort.collective_neighbours)

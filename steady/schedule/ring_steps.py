@@ -33,6 +33,12 @@ The chooser (:func:`.collective.collective_timetable`) tries it after the
 constructions by hand and keeps it only where it beats them.
 Runtime checks: the ring fits (re-added from nothing), every tree edge once per
 direction, the rate 1 / (D·(N-1)·C), ``Timetable.check``.
+
+*Source paths* (:func:`path_timetable`), the same idea for a broadcast from S
+sources: a Hamiltonian path of the compute nodes from each source, every hop of
+every path once per period C (slow hops side by side, faster ones placed exactly
+in it), rate 1 / C per source (a fat tree's two sources behind one edge switch:
+x*, where the optimum's rounded trees reach 0.71).
 """
 
 from __future__ import annotations
@@ -279,3 +285,212 @@ def ring_timetable(platform, result, most: int, beat: Fraction | None = None):
     if table.rate(result.roots) != Fraction(1, d_ * (n - 1)) / top:  # pragma: no cover
         raise AssertionError("postcondition: ring steps off their rate")
     return table, m
+
+
+#: Routes of the same cost and length tried per pair of compute nodes by
+#: :func:`path_timetable` (the first found breadth first).
+PATH_ROUTES = 8
+
+
+def path_timetable(platform, result, most: int, beat: Fraction | None = None):
+    """(timetable, chunks per root) of source paths, one chunk per source, or None
+    (ours; proofs/collectives.md §14): a broadcast from S sources at equal rates,
+    each source's chunk along its own path through every compute node (a
+    Hamiltonian path from the source), every hop within one period of length C, a
+    threshold on the hops' costs; the rate is 1 / C per source.  Hops of cost C
+    (*slow*) run the whole period side by side; a faster hop runs once somewhere in
+    it.  The search (thresholds as for rings, only those whose 1 / C beats
+    ``beat``; source after source, no backtracking across sources; each hop over
+    one of :data:`PATH_ROUTES` routes of the pair's least cost and fewest hops;
+    the fastest hops first) keeps, per resource, the slow hops' parts F at most 1,
+    a fast hop's part at most 1 - F and the fast hops' times at most C; the fast
+    hops are then placed exactly, each at the earliest instant where its parts fit
+    (:func:`_placed`), or the threshold fails.  Within the budget of route checks of
+    :data:`RING_SEARCH_STEPS`."""
+    from ..network.resources import alternative_routes
+
+    roots = result.roots
+    nodes = list(platform.compute_nodes)
+    sources = [r for r, _ in roots]
+    if most < 1 or result.kind != "broadcast" or len(set(roots.values())) != 1 \
+            or any(d != "out" for _, d in roots) or len(nodes) < 2 \
+            or len(sources) >= len(nodes):
+        return None
+    model = transfer_model(platform)
+    base = hop_routes(platform)
+    options = {pair: [(model.holds(r), r) for r in
+                      alternative_routes(platform, route, model, 0, PATH_ROUTES)]
+               for pair, route in base.items()}
+    rank = {v: i for i, v in enumerate(nodes)}
+    budget = [RING_SEARCH_STEPS]
+    for limit in sorted({h[0] for o in options.values() for h, _ in o}):
+        if beat is not None and 1 / limit <= beat:
+            return None
+        hops = {a: sorted(((b, h, r) for b in nodes if (a, b) in options
+                           for h, r in options[(a, b)] if h[0] <= limit),
+                          key=lambda item: (item[1][0], len(item[2]), rank[item[0]]))
+                for a in nodes}
+        state = _Holds(limit)
+        paths = []
+        for s in sources:
+            path = _path(s, nodes, hops, state, budget)
+            if path is None:
+                break
+            paths.append(path)
+        if len(paths) == len(sources):
+            built = _paths_table(platform, result, paths, limit)
+            if built is not None:
+                return built
+        if budget[0] <= 0:
+            return None
+    return None
+
+
+class _Holds:
+    """Per resource: the parts of the slow hops (cost ``limit``) side by side, the
+    largest part and the total time of the fast ones (:func:`path_timetable`)."""
+
+    def __init__(self, limit: Fraction):
+        self.limit = limit
+        self.slow: dict = {}
+        self.fast: dict = {}   # resource -> [time, [parts]]
+
+    def fits(self, hold) -> bool:
+        c, parts = hold
+        for res, part in parts:
+            slow = self.slow.get(res, 0)
+            time, fast = self.fast.get(res, (0, ()))
+            if c == self.limit:
+                if slow + part + max(fast, default=0) > 1:
+                    return False
+            elif slow + part > 1 or time + c > self.limit:
+                return False
+        return True
+
+    def add(self, hold, sign: int = 1) -> None:
+        c, parts = hold
+        for res, part in parts:
+            if c == self.limit:
+                self.slow[res] = self.slow.get(res, 0) + sign * part
+            else:
+                entry = self.fast.setdefault(res, [0, []])
+                entry[0] += sign * c
+                if sign > 0:
+                    entry[1].append(part)
+                else:
+                    entry[1].remove(part)
+
+
+def _path(source, nodes, hops, state, budget):
+    """[(a, b, route), ...]: a Hamiltonian path from ``source`` over ``hops`` that
+    fits beside ``state`` (then added to it), depth first with the forward check of
+    :func:`_cycle` (each node still to place keeps a hop in that fits), or None."""
+    n = len(nodes)
+    entering: dict = {v: [] for v in nodes}
+    for a in nodes:
+        for b, h, r in hops[a]:
+            entering[b].append((a, h))
+    seen = {source}
+    path: list = []
+    choices = [iter(hops[source])]
+
+    def fit(hold) -> bool:
+        budget[0] -= 1
+        return state.fits(hold)
+
+    def alive(b) -> bool:
+        return all(any((a == b or a not in seen) and a != u and fit(h)
+                       for a, h in entering[u])
+                   for u in nodes if u not in seen)
+
+    while choices:
+        if budget[0] < 0:
+            return None
+        a = path[-1][1] if path else source
+        advanced = False
+        for b, h, r in choices[-1]:
+            if b in seen or not fit(h):
+                continue
+            state.add(h)
+            path.append((a, b, r, h))
+            seen.add(b)
+            if len(seen) == n:
+                return [(a_, b_, r_) for a_, b_, r_, _ in path]
+            if alive(b):
+                choices.append(iter(hops[b]))
+                advanced = True
+                break
+            path.pop()
+            seen.discard(b)
+            state.add(h, -1)
+        if not advanced:
+            choices.pop()
+            if not path:
+                return None
+            _, b_, _, h_ = path.pop()
+            seen.discard(b_)
+            state.add(h_, -1)
+    return None
+
+
+def _placed(items, period: int):
+    """Starts of ``items`` [(length, {resource: int part}, {resource: capacity})]
+    (integer ticks) within [0, period): each at the earliest instant where all its
+    parts fit beside those placed before it (the candidates: 0 and their ends), or
+    None when one does not fit."""
+    placed: dict = {}   # resource -> [(start, end, part)]
+    starts = []
+    for length, parts, capacity in items:
+        candidates = sorted({0} | {e for res in parts for _, e, _ in placed.get(res, ())})
+        for t in candidates:
+            if t + length > period:
+                return None
+            if all(_room(placed.get(res, ()), t, t + length, p, capacity[res])
+                   for res, p in parts.items()):
+                break
+        else:   # pragma: no cover - 0 is always a candidate
+            return None
+        for res, p in parts.items():
+            placed.setdefault(res, []).append((t, t + length, p))
+        starts.append(t)
+    return starts
+
+
+def _room(intervals, start: int, end: int, part: int, capacity: int) -> bool:
+    """Whether ``part`` more fits during [start, end) beside ``intervals``."""
+    inside = [(s, e, p) for s, e, p in intervals if s < end and e > start]
+    for t in {start} | {s for s, _, _ in inside if s > start}:
+        if sum(p for s, e, p in inside if s <= t < e) + part > capacity:
+            return False
+    return True
+
+
+def _paths_table(platform, result, paths, limit: Fraction):
+    """The timetable of :func:`path_timetable`'s paths (slow hops from 0, the others
+    placed by :func:`_placed`), checked; None when a fast hop finds no place."""
+    from ..network.resources import integer_parts
+
+    model = transfer_model(platform)
+    hops = [(l, a, b, route) for l, path in enumerate(paths) for a, b, route in path]
+    costs = [model.cost(route) for _, _, _, route in hops] + [limit]
+    unit = math.lcm(*(c.denominator for c in costs))
+    period = int(limit * unit)
+    ints, capacity = integer_parts({i: model.holds(h[3])[1] for i, h in enumerate(hops)})
+    order = sorted(range(len(hops)), key=lambda i: (-model.cost(hops[i][3]), i))
+    starts = _placed([(int(model.cost(hops[i][3]) * unit), dict(ints[i]), capacity)
+                      for i in order], period)
+    if starts is None:
+        return None
+    trees, runs = [], {}
+    for l, path in enumerate(paths):
+        parent = {b: a for a, b, _ in path}
+        via = {b: route[1:-1] for _, b, route in path if len(route) > 2}
+        trees.append(Tree(parent, 1, path[0][0], "out", via or None))
+    for i, t in zip(order, starts):
+        l, a, b, _ = hops[i]
+        runs[(l, (a, b))] = [[t, 1]]
+    table = Timetable.build(platform, trees, runs, period, unit)
+    table.check()
+    if table.rate(result.roots) != 1 / limit:   # pragma: no cover
+        raise AssertionError("postcondition: source paths off their rate")
+    return table, 1
