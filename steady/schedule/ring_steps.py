@@ -64,6 +64,7 @@ def hop_routes(platform) -> dict:
     costs = sorted({link.cost for u in platform.nodes for link in platform.out_links(u)})
     out: dict = {}
     for a in platform.compute_nodes:
+        reached = _reached(platform, a, switches)
         for limit in costs:   # the least bottleneck first: BFS over links of cost <= limit
             parent = {a: None}
             layer = [a]
@@ -85,9 +86,24 @@ def hop_routes(platform) -> dict:
                         v = parent[v]
                         path.append(v)
                     out[(a, b)] = tuple(reversed(path))
-            if all((a, b) in out for b in platform.compute_nodes if b != a):
+            if all((a, b) in out for b in reached):
                 break
     return out
+
+
+def _reached(platform, a, switches) -> set:
+    """The compute nodes other than ``a`` that a route through switches only reaches."""
+    seen, stack, found = {a}, [a], set()
+    while stack:
+        for link in platform.out_links(stack.pop()):
+            v = link.head
+            if v not in seen:
+                seen.add(v)
+                if v in switches:
+                    stack.append(v)
+                else:
+                    found.add(v)
+    return found
 
 
 def _add(used: dict, parts, sign: int = 1) -> None:
@@ -290,6 +306,9 @@ def ring_timetable(platform, result, most: int, beat: Fraction | None = None):
 #: Routes of the same cost and length tried per pair of compute nodes by
 #: :func:`path_timetable` (the first found breadth first).
 PATH_ROUTES = 8
+#: The most compute nodes :func:`path_timetable` is tried on (its routes are listed
+#: for every pair first).
+PATH_NODES = 64
 
 
 def path_timetable(platform, result, most: int, beat: Fraction | None = None):
@@ -314,7 +333,7 @@ def path_timetable(platform, result, most: int, beat: Fraction | None = None):
     sources = [r for r, _ in roots]
     if most < 1 or result.kind != "broadcast" or len(set(roots.values())) != 1 \
             or any(d != "out" for _, d in roots) or len(nodes) < 2 \
-            or len(sources) >= len(nodes):
+            or len(sources) >= len(nodes) or len(nodes) > PATH_NODES:
         return None
     model = transfer_model(platform)
     base = hop_routes(platform)
