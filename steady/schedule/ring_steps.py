@@ -349,6 +349,9 @@ def path_timetable(platform, result, most: int, beat: Fraction | None = None):
                            for h, r in options[(a, b)] if h[0] <= limit),
                           key=lambda item: (item[1][0], len(item[2]), rank[item[0]]))
                 for a in nodes}
+        simple = {a: [b for b, _, _ in hops[a]] for a in nodes}
+        if not all(_reaches_all(src, nodes, simple) for src in sources):
+            continue   # some node out of a source's reach over these hops
         state = _Holds(limit)
         paths = []
         for s in sources:
@@ -363,6 +366,17 @@ def path_timetable(platform, result, most: int, beat: Fraction | None = None):
         if budget[0] <= 0:
             return None
     return None
+
+
+def _reaches_all(source, nodes, following) -> bool:
+    """Every node is reached from ``source`` over the ``following`` hops."""
+    seen, stack = {source}, [source]
+    while stack:
+        for v in following[stack.pop()]:
+            if v not in seen:
+                seen.add(v)
+                stack.append(v)
+    return len(seen) == len(nodes)
 
 
 class _Holds:
