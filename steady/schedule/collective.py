@@ -438,7 +438,7 @@ def collective_timetable(platform, result, max_messages: int,
                 and nic_cap(platform, result) == table.rate(roots):
             best = best[:2] + (best[0],) + best[3:]   # proved: no timetable does better
             proved = True
-    if not proved and (best is None or best[0] < 1):
+    if not proved and effort.collective_ring_checks and (best is None or best[0] < 1):
         # every compute node's links the cut (a dragonfly): one ring, lock-step steps;
         # a broadcast's sources: a path each (a fat tree's edges); searches of route
         # checks, only for what would beat what is built
@@ -446,7 +446,8 @@ def collective_timetable(platform, result, max_messages: int,
         for build, name in (
                 (ring_timetable, "ring steps: every root's chunks round one cycle in lock-step"),
                 (path_timetable, "source paths: every source's chunk along its own path")):
-            built = build(platform, result, most, floor * result.rate)
+            built = build(platform, result, most, floor * result.rate,
+                          effort.collective_ring_checks)
             if built is not None:
                 table, k = built
                 best = (table.rate(roots) / result.rate, k, Fraction(1), table)

@@ -96,6 +96,10 @@ class Effort:
     #: configurations chosen together), tried on small fabrics whose timetable is below
     #: :data:`.collective.BLOCKS_BELOW`; 0: not tried.
     collective_blocks: float = 5.0
+    #: Route checks of the searches for ring steps and source paths
+    #: (:mod:`.ring_steps`: a Hamiltonian order of the compute nodes whose routes fit),
+    #: tried where they could beat the constructions by hand; 0: not tried.
+    collective_ring_checks: int = 200_000
     #: Periods of more messages than this whose link counts are also searched over the
     #: cuts (:mod:`.count_search`) skip the Dinkelbach MILP; None (every level: it
     #: shortens the longest runs only and lowers some ratios, docs/limits.md).

@@ -47,12 +47,14 @@ import math
 from fractions import Fraction
 
 from ..network.resources import transfer_model
+from .effort import DEFAULT
 from .rail_phases import collective_directions
 from .timetable import Timetable, Tree
 
-#: Route checks (does a hop still fit?) that :func:`ring_search` may make, over all
-#: thresholds (a bound on its work: deterministic, no clock).
-RING_SEARCH_STEPS = 200000
+#: Route checks (does a hop still fit?) that :func:`ring_search` and
+#: :func:`path_timetable` make at most, over all thresholds, by default (a bound on
+#: their work: deterministic, no clock; ``Effort.collective_ring_checks``).
+RING_SEARCH_STEPS = DEFAULT.collective_ring_checks
 
 
 def hop_routes(platform) -> dict:
@@ -240,11 +242,13 @@ def _cycle(nodes, following, holds, budget):
     return None
 
 
-def ring_timetable(platform, result, most: int, beat: Fraction | None = None):
+def ring_timetable(platform, result, most: int, beat: Fraction | None = None,
+                   steps: int = RING_SEARCH_STEPS):
     """(timetable, chunks per root) of ring steps (module docstring), one chunk per
     root, or None: not an allgather, reduce-scatter or allreduce at equal rates
     (:func:`.rail_phases.collective_directions`), ``most`` < 1, or no ring found
-    whose rate beats ``beat`` (a rate per root, or None)."""
+    whose rate beats ``beat`` (a rate per root, or None) within ``steps`` route
+    checks."""
     directions = collective_directions(platform, result)
     if directions is None or most < 1:
         return None
@@ -255,7 +259,7 @@ def ring_timetable(platform, result, most: int, beat: Fraction | None = None):
         return None
     beat_ring = None if beat is None else beat * d_ * (n - 1)
     routes = hop_routes(platform)
-    found = ring_search(platform, routes, beat_ring)
+    found = ring_search(platform, routes, beat_ring, steps)
     if found is None:
         return None
     order, top = found
@@ -311,7 +315,8 @@ PATH_ROUTES = 8
 PATH_NODES = 64
 
 
-def path_timetable(platform, result, most: int, beat: Fraction | None = None):
+def path_timetable(platform, result, most: int, beat: Fraction | None = None,
+                   steps: int = RING_SEARCH_STEPS):
     """(timetable, chunks per root) of source paths, one chunk per source, or None
     (ours; proofs/collectives.md §14): a broadcast from S sources at equal rates,
     each source's chunk along its own path through every compute node (a
@@ -324,8 +329,7 @@ def path_timetable(platform, result, most: int, beat: Fraction | None = None):
     the fastest hops first) keeps, per resource, the slow hops' parts F at most 1,
     a fast hop's part at most 1 - F and the fast hops' times at most C; the fast
     hops are then placed exactly, each at the earliest instant where its parts fit
-    (:func:`_placed`), or the threshold fails.  Within the budget of route checks of
-    :data:`RING_SEARCH_STEPS`."""
+    (:func:`_placed`), or the threshold fails.  At most ``steps`` route checks."""
     from ..network.resources import alternative_routes
 
     roots = result.roots
@@ -341,7 +345,7 @@ def path_timetable(platform, result, most: int, beat: Fraction | None = None):
                       alternative_routes(platform, route, model, 0, PATH_ROUTES)]
                for pair, route in base.items()}
     rank = {v: i for i, v in enumerate(nodes)}
-    budget = [RING_SEARCH_STEPS]
+    budget = [steps]
     for limit in sorted({h[0] for o in options.values() for h, _ in o}):
         if beat is not None and 1 / limit <= beat:
             return None
