@@ -93,6 +93,12 @@ def hop_routes(platform) -> dict:
     return out
 
 
+def _least_cost(platform) -> Fraction:
+    """The least cost of a link out of a compute node: no route between two compute
+    nodes costs less."""
+    return min(link.cost for v in platform.compute_nodes for link in platform.out_links(v))
+
+
 def _reached(platform, a, switches) -> set:
     """The compute nodes other than ``a`` that a route through switches only reaches."""
     seen, stack, found = {a}, [a], set()
@@ -258,6 +264,8 @@ def ring_timetable(platform, result, most: int, beat: Fraction | None = None,
     if n < 2:
         return None
     beat_ring = None if beat is None else beat * d_ * (n - 1)
+    if beat_ring is not None and 1 / _least_cost(platform) <= beat_ring:
+        return None   # no route is cheap enough: nothing to search
     routes = hop_routes(platform)
     found = ring_search(platform, routes, beat_ring, steps)
     if found is None:
@@ -339,6 +347,8 @@ def path_timetable(platform, result, most: int, beat: Fraction | None = None,
             or any(d != "out" for _, d in roots) or len(nodes) < 2 \
             or len(sources) >= len(nodes) or len(nodes) > PATH_NODES:
         return None
+    if beat is not None and 1 / _least_cost(platform) <= beat:
+        return None   # no route is cheap enough: nothing to search
     model = transfer_model(platform)
     base = hop_routes(platform)
     options = {pair: [(model.holds(r), r) for r in
