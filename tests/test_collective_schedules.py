@@ -338,15 +338,12 @@ def test_every_candidate_s_bound_is_its_weights_bound(platform, most):
 def test_rounds_under_a_network_section_reach_the_optimum():
     """SimGrid's data_center (6 hosts): every route costs the same and holds its host
     links whole and the backbones in part (1/10); no round can fill a backbone, so the
-    rounds on the host links reach x* (the list schedule gave 160/161); ring steps
-    (which reach it too, at one chunk per root) left out."""
+    rounds on the host links reach x* (the list schedule gave 160/161)."""
     from steady.platform import Platform
-    from steady.schedule.effort import DEFAULT
 
     platform = Platform.from_file(SAMPLES / "simgrid-data_center-6.json")
     result = collective_throughput(platform, "allgather")
-    table, stats = collective_timetable(platform, result, 64,
-                                        DEFAULT.but(collective_ring_checks=0))
+    table, stats = collective_timetable(platform, result, 64)
     assert stats["ratio"] == 1 and stats["chunks_per_root"] == 64
     assert verify(platform, table.schedule(result)).ratio == 1
 

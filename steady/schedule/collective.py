@@ -26,9 +26,9 @@ certificate (issue 43; ours, on 002 §5.3's trees with one rate per root).
 
 Fabrics with a construction of their own get it first: Clos phases for an allgather
 (:mod:`.clos_phases`), mirrored for a reduce-scatter or an allreduce
-(:mod:`.reversal`), rail and NIC rounds (:mod:`.rail_phases`, :mod:`.nic_rounds`), then ring steps
+(:mod:`.reversal`), rail and NIC rounds (:mod:`.rail_phases`, :mod:`.nic_rounds`), and, after the steps below, ring steps
 (:mod:`.ring_steps`: one cycle of the compute nodes whose routes run at once; for a
-broadcast, one path per source), kept when it beats them; the steps above run where it stays below its bound.
+broadcast, one path per source), kept only when it beats them; the steps above run where it stays below its bound.
 On small fabrics (:func:`.config_blocks.applies`) whose timetable stays below
 :data:`BLOCKS_BELOW`, trees and blocks of concurrent transfers chosen together
 (:mod:`.config_blocks`) are also built, and the better certified ratio is kept.
@@ -389,9 +389,9 @@ def halvings(most: int, low: int) -> list[int]:
 #: timetable at or above it is kept as it is).
 BLOCKS_BELOW = Fraction(99, 100)
 
-#: Ring steps (:mod:`.ring_steps`) are searched only for rings whose ratio would be
-#: above this (and above what a construction by hand built): below it the list
-#: schedule does better on every fabric measured (benchmarks/sweep43.md).
+#: Ring steps and source paths (:mod:`.ring_steps`) are searched only for ratios
+#: above this (and above what the other constructions built): below it the list
+#: schedule did better on every fabric measured (benchmarks/sweep43.md, "ratio43").
 RING_ABOVE = Fraction(1, 2)
 
 #: The best chunk counts of :func:`chunk_counts` whose weights are also spread (a MILP
@@ -438,21 +438,6 @@ def collective_timetable(platform, result, max_messages: int,
                 and nic_cap(platform, result) == table.rate(roots):
             best = best[:2] + (best[0],) + best[3:]   # proved: no timetable does better
             proved = True
-    if not proved and effort.collective_ring_checks and (best is None or best[0] < 1):
-        # every compute node's links the cut (a dragonfly): one ring, lock-step steps;
-        # a broadcast's sources: a path each (a fat tree's edges); searches of route
-        # checks, only for what would beat what is built
-        floor = RING_ABOVE if best is None else max(RING_ABOVE, best[0])
-        for build, name in (
-                (ring_timetable, "ring steps: every root's chunks round one cycle in lock-step"),
-                (path_timetable, "source paths: every source's chunk along its own path")):
-            built = build(platform, result, most, floor * result.rate,
-                          effort.collective_ring_checks)
-            if built is not None:
-                table, k = built
-                best = (table.rate(roots) / result.rate, k, Fraction(1), table)
-                construction = name
-                break
     if best is None or best[0] < best[2]:
         fams = families(platform, result, effort.collective_pricing,
                         effort.collective_neighbours)
@@ -468,6 +453,21 @@ def collective_timetable(platform, result, max_messages: int,
             if best is None or ratio > best[0]:
                 best = (ratio, k, bound, table)
                 construction = "integer rooted trees, route rounds and list schedule"
+    if not proved and effort.collective_ring_checks and best[0] < 1:
+        # every compute node's links the cut (a dragonfly): one ring, lock-step steps;
+        # a broadcast's sources: a path each (a fat tree's edges); searches of route
+        # checks, only for what would beat what is built, kept only when it does
+        floor = max(RING_ABOVE, best[0])
+        for build, name in (
+                (ring_timetable, "ring steps: every root's chunks round one cycle in lock-step"),
+                (path_timetable, "source paths: every source's chunk along its own path")):
+            built = build(platform, result, most, floor * result.rate,
+                          effort.collective_ring_checks)
+            if built is not None:
+                table, k = built
+                best = (table.rate(roots) / result.rate, k, Fraction(1), table)
+                construction = name
+                break
     if effort.collective_blocks and best[0] < BLOCKS_BELOW and not proved:
         # small fabrics: trees chosen together with the sets of transfers that run
         # at once (the search's trees can need more than any such sequence gives);

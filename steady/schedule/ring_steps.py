@@ -17,7 +17,9 @@ v_i sends over P_i the m chunks of the root v_{i-s} (out; v_{i-1-s} for in), fro
 (t·(N-1) + s)·m·C, C the ring's largest c_P.  Each hop carries every root's
 chunks but its receiver's (out) or its sender's (in): each tree edge its weight.
 The period is D·(N-1)·m·C for D directions, so the rate per root is
-1 / (D·(N-1)·C) whatever m: one chunk per root is enough.  Every transfer of a step
+1 / (D·(N-1)·C) whatever m: one chunk per root, the shortest period (under the
+period rule a chunk takes a period per hop, N-1 hops round the ring, so the shorter
+the period the shorter the warm-up).  Every transfer of a step
 runs inside the step; the ring fits, so the transfers running at once never exceed
 a resource.
 
@@ -29,16 +31,16 @@ distinct route costs from the least, by depth-first search (next nodes cheapest
 route first, then fewest hops, then the platform's order; a forward check drops a
 partial ring that leaves a node without a hop in or out that fits), at most
 :data:`RING_SEARCH_STEPS` route checks in all: the same input, the same ring.
-The chooser (:func:`.collective.collective_timetable`) tries it after the
-constructions by hand and keeps it only where it beats them.
+The chooser (:func:`.collective.collective_timetable`) tries it after the other
+constructions and keeps it only where it beats them.
 Runtime checks: the ring fits (re-added from nothing), every tree edge once per
 direction, the rate 1 / (D·(N-1)·C), ``Timetable.check``.
 
 *Source paths* (:func:`path_timetable`), the same idea for a broadcast from S
 sources: a Hamiltonian path of the compute nodes from each source, every hop of
-every path once per period C (slow hops side by side, faster ones placed exactly
-in it), rate 1 / C per source (a fat tree's two sources behind one edge switch:
-x*, where the optimum's rounded trees reach 0.71).
+every path carrying one chunk per period C (slow hops side by side, faster ones
+placed exactly in it), rate 1 / C per source (a fat tree's two sources behind one
+edge switch: x*, where the optimum's rounded trees reach 0.71).
 """
 
 from __future__ import annotations
@@ -263,7 +265,8 @@ def ring_timetable(platform, result, most: int, beat: Fraction | None = None,
     n = len(nodes)
     if n < 2:
         return None
-    beat_ring = None if beat is None else beat * d_ * (n - 1)
+    rho = next(iter(result.roots.values()))   # the roots' one relative rate
+    beat_ring = None if beat is None else beat * rho * d_ * (n - 1)
     if beat_ring is not None and 1 / _least_cost(platform) <= beat_ring:
         return None   # no route is cheap enough: nothing to search
     routes = hop_routes(platform)
@@ -280,7 +283,7 @@ def ring_timetable(platform, result, most: int, beat: Fraction | None = None,
         raise AssertionError("postcondition: a ring whose routes exceed a resource")
     unit = math.lcm(*(model.cost(routes[h]).denominator for h in hops))
     step = int(top * unit)
-    m = 1
+    m = 1   # one chunk per root: the shortest period (the rate does not depend on m)
     trees, runs = [], {}
     for t, direction in enumerate(directions):
         for j in range(n):
@@ -310,7 +313,7 @@ def ring_timetable(platform, result, most: int, beat: Fraction | None = None,
     period = d_ * (n - 1) * m * step
     table = Timetable.build(platform, trees, runs, period, unit)
     table.check()
-    if table.rate(result.roots) != Fraction(1, d_ * (n - 1)) / top:  # pragma: no cover
+    if table.rate(result.roots) != Fraction(1, d_ * (n - 1)) / (rho * top):  # pragma: no cover
         raise AssertionError("postcondition: ring steps off their rate")
     return table, m
 
@@ -329,10 +332,10 @@ def path_timetable(platform, result, most: int, beat: Fraction | None = None,
     (ours; proofs/collectives.md §14): a broadcast from S sources at equal rates,
     each source's chunk along its own path through every compute node (a
     Hamiltonian path from the source), every hop within one period of length C, a
-    threshold on the hops' costs; the rate is 1 / C per source.  Hops of cost C
-    (*slow*) run the whole period side by side; a faster hop runs once somewhere in
-    it.  The search (thresholds as for rings, only those whose 1 / C beats
-    ``beat``; source after source, no backtracking across sources; each hop over
+    threshold on the hops' costs; the rate is 1 / (ρ·C) per
+    source (ρ the sources' relative rate, the same for all).  Hops of cost C (*slow*)
+    run the whole period side by side; a faster hop runs once somewhere in it.  The search (thresholds as for rings, only those whose 1 / C beats
+    ``beat``·ρ; source after source, no backtracking across sources; each hop over
     one of :data:`PATH_ROUTES` routes of the pair's least cost and fewest hops;
     the fastest hops first) keeps, per resource, the slow hops' parts F at most 1,
     a fast hop's part at most 1 - F and the fast hops' times at most C; the fast
@@ -347,6 +350,8 @@ def path_timetable(platform, result, most: int, beat: Fraction | None = None,
             or any(d != "out" for _, d in roots) or len(nodes) < 2 \
             or len(sources) >= len(nodes) or len(nodes) > PATH_NODES:
         return None
+    rho = next(iter(roots.values()))   # the sources' one relative rate: x = 1 / (ρ·C)
+    beat = None if beat is None else beat * rho
     if beat is not None and 1 / _least_cost(platform) <= beat:
         return None   # no route is cheap enough: nothing to search
     model = transfer_model(platform)
@@ -374,7 +379,7 @@ def path_timetable(platform, result, most: int, beat: Fraction | None = None,
                 break
             paths.append(path)
         if len(paths) == len(sources):
-            built = _paths_table(platform, result, paths, limit)
+            built = _paths_table(platform, result, paths, limit, rho, 1)
             if built is not None:
                 return built
         if budget[0] <= 0:
@@ -512,19 +517,20 @@ def _room(intervals, start: int, end: int, part: int, capacity: int) -> bool:
     return True
 
 
-def _paths_table(platform, result, paths, limit: Fraction):
-    """The timetable of :func:`path_timetable`'s paths (slow hops from 0, the others
-    placed by :func:`_placed`), checked; None when a fast hop finds no place."""
+def _paths_table(platform, result, paths, limit: Fraction, rho: Fraction, m: int):
+    """The timetable of :func:`path_timetable`'s paths, m chunks per source (slow hops
+    from 0, m back to back, the others placed by :func:`_placed`), checked; None when
+    a fast hop finds no place."""
     from ..network.resources import integer_parts
 
     model = transfer_model(platform)
     hops = [(l, a, b, route) for l, path in enumerate(paths) for a, b, route in path]
     costs = [model.cost(route) for _, _, _, route in hops] + [limit]
     unit = math.lcm(*(c.denominator for c in costs))
-    period = int(limit * unit)
+    period = m * int(limit * unit)
     ints, capacity = integer_parts({i: model.holds(h[3])[1] for i, h in enumerate(hops)})
     order = sorted(range(len(hops)), key=lambda i: (-model.cost(hops[i][3]), i))
-    starts = _placed([(int(model.cost(hops[i][3]) * unit), dict(ints[i]), capacity)
+    starts = _placed([(m * int(model.cost(hops[i][3]) * unit), dict(ints[i]), capacity)
                       for i in order], period)
     if starts is None:
         return None
@@ -532,12 +538,12 @@ def _paths_table(platform, result, paths, limit: Fraction):
     for l, path in enumerate(paths):
         parent = {b: a for a, b, _ in path}
         via = {b: route[1:-1] for _, b, route in path if len(route) > 2}
-        trees.append(Tree(parent, 1, path[0][0], "out", via or None))
+        trees.append(Tree(parent, m, path[0][0], "out", via or None))
     for i, t in zip(order, starts):
         l, a, b, _ = hops[i]
-        runs[(l, (a, b))] = [[t, 1]]
+        runs[(l, (a, b))] = [[t, m]]
     table = Timetable.build(platform, trees, runs, period, unit)
     table.check()
-    if table.rate(result.roots) != 1 / limit:   # pragma: no cover
+    if table.rate(result.roots) != 1 / (rho * limit):   # pragma: no cover
         raise AssertionError("postcondition: source paths off their rate")
-    return table, 1
+    return table, m
