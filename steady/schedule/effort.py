@@ -98,7 +98,8 @@ class Effort:
     collective_blocks: float = 5.0
     #: Route checks of the searches for ring steps and source paths
     #: (:mod:`.ring_steps`: a Hamiltonian order of the compute nodes whose routes fit),
-    #: tried where they could beat the constructions by hand; 0: not tried.
+    #: tried where they could beat the other constructions; 0: not tried (``fast``,
+    #: which runs no search beyond the list schedule's).
     collective_ring_checks: int = 200_000
     #: Periods of more messages than this whose link counts are also searched over the
     #: cuts (:mod:`.count_search`) skip the Dinkelbach MILP; None (every level: it
@@ -158,7 +159,7 @@ FAST = Effort("fast", families=1, list_rounds=2, tight_rounds=8, rules=2, round_
               ladder=(2, 5, 10, 20, 40), regrown=1, patience=2, list_run=False,
               routed=1, period_rule=False, collective_counts=4, collective_neighbours=0,
               collective_pricing=0, collective_nodes=0, collective_built=1,
-              collective_halvings=1, collective_blocks=0.0)
+              collective_halvings=1, collective_blocks=0.0, collective_ring_checks=0)
 DEFAULT = Effort("default", families=1, list_rounds=4, tight_rounds=40, rules=2, round_rules=2, run_placements=400_000,
                  all_placements=800_000, dinkelbach=True, count_kicks=20, cut_counts=False, order_search=0.0,
                  swap_moves=30_000, regrow_both=False,
