@@ -26,9 +26,11 @@ certificate (issue 43; ours, on 002 §5.3's trees with one rate per root).
 
 Fabrics with a construction of their own get it first: Clos phases for an allgather
 (:mod:`.clos_phases`), mirrored for a reduce-scatter or an allreduce
-(:mod:`.reversal`), rail and NIC rounds (:mod:`.rail_phases`, :mod:`.nic_rounds`), and, after the steps below, ring steps
-(:mod:`.ring_steps`: one cycle of the compute nodes whose routes run at once; for a
-broadcast, one path per source), kept only when it beats them; the steps above run where it stays below its bound.
+(:mod:`.reversal`), rail and NIC rounds (:mod:`.rail_phases`, :mod:`.nic_rounds`);
+the steps above run where it stays below its bound.  Where the result is still below
+1, ring steps (:mod:`.ring_steps`: one cycle of the compute nodes whose routes run at
+once; for a broadcast, one path per source) are searched and kept only when strictly
+better.
 On small fabrics (:func:`.config_blocks.applies`) whose timetable stays below
 :data:`BLOCKS_BELOW`, trees and blocks of concurrent transfers chosen together
 (:mod:`.config_blocks`) are also built, and the better certified ratio is kept.
