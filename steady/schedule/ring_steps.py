@@ -335,9 +335,9 @@ def path_timetable(platform, result, most: int, beat: Fraction | None = None,
     threshold on the hops' costs; the rate is 1 / (ρ·C) per source (ρ the sources'
     relative rate, the same for all).  Hops of cost C (*slow*) run the whole period
     side by side; a faster hop runs once somewhere in it.  The search (thresholds as
-    for rings, only those whose 1 / C beats ``beat``·ρ; source after source, no backtracking across sources; each hop over
-    one of :data:`PATH_ROUTES` routes of the pair's least cost and fewest hops;
-    the fastest hops first) keeps, per resource, the slow hops' parts F at most 1,
+    for rings, only those whose 1 / C beats ``beat``·ρ; source after source, no
+    backtracking across sources; each hop over one of :data:`PATH_ROUTES` routes of
+    the pair's least cost and fewest hops; the fastest hops first) keeps, per resource, the slow hops' parts F at most 1,
     a fast hop's part at most 1 - F and the fast hops' times at most C; the fast
     hops are then placed exactly, each at the earliest instant where its parts fit
     (:func:`_placed`), or the threshold fails.  At most ``steps`` route checks."""
