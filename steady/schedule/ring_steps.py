@@ -337,10 +337,11 @@ def path_timetable(platform, result, most: int, beat: Fraction | None = None,
     side by side; a faster hop runs once somewhere in it.  The search (thresholds as
     for rings, only those whose 1 / C beats ``beat``·ρ; source after source, no
     backtracking across sources; each hop over one of :data:`PATH_ROUTES` routes of
-    the pair's least cost and fewest hops; the fastest hops first) keeps, per resource, the slow hops' parts F at most 1,
-    a fast hop's part at most 1 - F and the fast hops' times at most C; the fast
-    hops are then placed exactly, each at the earliest instant where its parts fit
-    (:func:`_placed`), or the threshold fails.  At most ``steps`` route checks."""
+    the pair's least cost and fewest hops; the fastest hops first) keeps, per
+    resource, the slow hops' parts F at most 1, a fast hop's part at most 1 - F and
+    the fast hops' times at most C; the fast hops are then placed exactly, each at
+    the earliest instant where its parts fit (:func:`_placed`), or the threshold
+    fails.  At most ``steps`` route checks."""
     from ..network.resources import alternative_routes
 
     roots = result.roots
