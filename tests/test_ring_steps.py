@@ -58,7 +58,7 @@ def _verified(platform, result, table) -> Fraction:
 def test_a_dragonfly_s_ring_reaches_its_optimum():
     """8 hosts, x* = 1/7 (each host's one link in carries 7 roots); the ring crosses
     the global link once each way: rate 1/7, one chunk per root, period 7, certified
-    ratio 1; the list schedule does not get there, so the chooser keeps the ring."""
+    ratio 1."""
     platform = dragonfly()
     result = collective_throughput(platform, "allgather")
     assert result.rate == Fraction(1, 7)
@@ -66,8 +66,17 @@ def test_a_dragonfly_s_ring_reaches_its_optimum():
     assert m == 1 and table.period == 7 * table.unit
     assert table.rate(result.roots) == Fraction(1, 7)
     assert _verified(platform, result, table) == 1
-    chosen, stats = collective_timetable(platform, result, 64)
+
+
+@pytest.mark.slow
+def test_the_chooser_keeps_the_ring_where_it_wins():
+    """The dragonfly through the chooser: the list schedule (and the blocks) stay below
+    1, the ring is kept: ratio 1, one chunk per root."""
+    platform = dragonfly()
+    result = collective_throughput(platform, "allgather")
+    _, stats = collective_timetable(platform, result, 64)
     assert stats["ratio"] == 1 and stats["construction"].startswith("ring steps")
+    assert stats["chunks_per_root"] == 1
 
 
 def test_the_ring_is_lock_step():
@@ -226,3 +235,33 @@ def test_source_paths_are_valid_and_certified(platform, count):
     rate = table.rate(result.roots)
     assert m == 1 and rate == table.unit / Fraction(table.period) <= result.rate
     assert _verified(platform, result, table) == rate / result.rate
+
+
+@pytest.mark.slow
+def test_no_ring_search_at_zero_checks():
+    """``Effort.collective_ring_checks`` = 0 (the ``fast`` level): the chooser keeps
+    its list schedule on the dragonfly, below 1."""
+    from steady.schedule.effort import DEFAULT, FAST
+
+    platform = dragonfly()
+    result = collective_throughput(platform, "allgather")
+    assert FAST.collective_ring_checks == 0
+    _, stats = collective_timetable(platform, result, 64, DEFAULT.but(collective_ring_checks=0))
+    assert stats["ratio"] < 1 and not stats["construction"].startswith("ring steps")
+
+
+def test_paths_read_the_sources_relative_rate():
+    """The fat tree's two sources at relative rates 2 and 2: x* is per unit of
+    relative rate (25/8), and so is the paths' rate, 1 / (2·C): certified ratio 1
+    either way."""
+    from steady.schedule.ring_steps import path_timetable
+    from steady.topologies import fat_tree_platform
+
+    platform = fat_tree_platform(4, oversubscription=2)
+    for rates in ([1, 1], [2, 2]):
+        result = collective_throughput(platform, "broadcast",
+                                       sources=["p0.e0.h0", "p0.e0.h1"], rates=rates)
+        assert result.rate == Fraction(25, 4 * rates[0])
+        table, _ = path_timetable(platform, result, 8)
+        assert table.rate(result.roots) == Fraction(1, rates[0]) / (table.period / table.unit)
+        assert _verified(platform, result, table) == table.rate(result.roots) / result.rate
