@@ -22,7 +22,8 @@ check verify, and the unroller keeps; the capacity rows of the LP (:mod:`steady
 resource is held.  :mod:`steady.verify` restates it independently.
 
 :func:`integer_parts` turns parts into integers per resource (the resource's capacity
-becomes the lcm of the denominators), for placements that add and compare fast.
+becomes the lcm of the denominators), for placements that add and compare fast;
+:func:`has_room` tells whether a part more fits beside those placed.
 """
 
 from __future__ import annotations
@@ -198,6 +199,18 @@ def integer_parts(holds: dict) -> tuple[dict, dict]:
             scale[res] = math.lcm(scale.get(res, 1), Fraction(part).denominator)
     return ({key: [(res, int(part * scale[res])) for res, part in parts]
              for key, parts in holds.items()}, scale)
+
+
+def has_room(intervals, start: int, end: int, part: int, capacity: int) -> bool:
+    """Whether ``part`` more of a resource of integer ``capacity`` (:func:`integer_parts`)
+    fits during [start, end) beside ``intervals`` [(start, end, part)] already placed:
+    the use is checked at every instant where it can grow (the window's start and the
+    starts inside it)."""
+    inside = [(s, e, p) for s, e, p in intervals if s < end and e > start]
+    for t in {start} | {s for s, _, _ in inside if s > start}:
+        if sum(p for s, e, p in inside if s <= t < e) + part > capacity:
+            return False
+    return True
 
 
 def resource_words(key) -> str:

@@ -51,7 +51,7 @@ from ..exact.arborescence import minimum_arborescence
 from ..exact.limits import glop_limits
 from ..interrupts import solve_linear
 from ..network.collective_bound import simple_routes
-from ..network.resources import integer_parts, transfer_model
+from ..network.resources import has_room, integer_parts, transfer_model
 from .order_search import solved
 from .timetable import Timetable, Tree
 
@@ -404,7 +404,7 @@ def _left_justified(items, parts, capacity, cost) -> list:
         candidates = sorted({0, start} | {e for res, _ in held for _, e, _ in
                                            placed.get(res, ()) if e < start})
         for t in candidates:
-            if all(_room(placed.get(res, ()), t, t + length, part, capacity[res])
+            if all(has_room(placed.get(res, ()), t, t + length, part, capacity[res])
                    for res, part in held):
                 break
         for res, part in held:
@@ -437,17 +437,6 @@ def _justified(items, parts, capacity, cost) -> list:
             break
         best = found
     return best
-
-
-def _room(intervals, start: int, end: int, part: int, capacity: int) -> bool:
-    """Whether ``part`` more of a resource fits during [start, end) beside
-    ``intervals`` [(start, end, part)]: the use is checked at every instant where it
-    can grow (the window's start and the starts inside it)."""
-    inside = [(s, e, p) for s, e, p in intervals if s < end and e > start]
-    for t in {start} | {s for s, _, _ in inside if s > start}:
-        if sum(p for s, e, p in inside if s <= t < e) + part > capacity:
-            return False
-    return True
 
 
 def block_timetable(platform, result, most: int, work: float, shares: dict):

@@ -48,7 +48,7 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
-from ..network.resources import transfer_model
+from ..network.resources import has_room, transfer_model
 from .effort import DEFAULT
 from .rail_phases import collective_directions
 from .timetable import Timetable, Tree
@@ -498,7 +498,7 @@ def _placed(items, period: int):
         for t in candidates:
             if t + length > period:
                 return None
-            if all(_room(placed.get(res, ()), t, t + length, p, capacity[res])
+            if all(has_room(placed.get(res, ()), t, t + length, p, capacity[res])
                    for res, p in parts.items()):
                 break
         else:   # pragma: no cover - 0 is always a candidate
@@ -507,15 +507,6 @@ def _placed(items, period: int):
             placed.setdefault(res, []).append((t, t + length, p))
         starts.append(t)
     return starts
-
-
-def _room(intervals, start: int, end: int, part: int, capacity: int) -> bool:
-    """Whether ``part`` more fits during [start, end) beside ``intervals``."""
-    inside = [(s, e, p) for s, e, p in intervals if s < end and e > start]
-    for t in {start} | {s for s, _, _ in inside if s > start}:
-        if sum(p for s, e, p in inside if s <= t < e) + part > capacity:
-            return False
-    return True
 
 
 def _paths_table(platform, result, paths, limit: Fraction, rho: Fraction, m: int):
