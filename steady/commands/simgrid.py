@@ -143,7 +143,8 @@ def _cmd_replay(args) -> int:
             each = _per_root(schedule, report, roots)
             fewest = min(each["chunks_per_root"].values())
             rows.insert(1, ("collective", f"{each['collective']}, {len(roots)} roots, "
-                            f"{fewest} chunks per period at the root that sends fewest: "
+                            f"{fewest} chunk{'' if fewest == 1 else 's'} per period at the root that "
+                            "sends fewest: "
                             f"predicted {number(Fraction(fewest) / report.predicted_period, IN_JSON)}"
                             f", simulated {fewest / report.simulated_period:.9g} per s"))
         print_sheet(rows)
