@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from ..exact.arborescence import minimum_arborescence, peeled_trees, shortest_path_tree
-from ..exact.lp import EQ, LE, CertificationError, LinearProgram
+from ..exact.lp import EQ, EXACT_FALLBACK_ENTRIES, LE, CertificationError, LinearProgram
 from ..network.rows import ROW_PREFIX, arc_link_weights, shared_links, tree_link_usage
 from .fabric import IN, OUT, Fabric, price_scale
 from .ports import cheapest_tree
@@ -432,12 +432,34 @@ def _alternatives(master, pricing, reps, point, duals, w, found) -> int:
     return added
 
 
-def solve_rooted(platform, roots: dict, symmetry=None) -> RootedSolution:
+#: The exact way out (ours): once the float search has failed, at most this many rounds
+#: of exact column generation (each: the master solved exactly, every representative
+#: root priced exactly).  Each round adds a tree per root that prices below its bound;
+#: the hetero-cluster with one link 10^16 times faster needed 4-6 (docs/limits.md).
+EXACT_WAY_OUT_ROUNDS = 200
+
+
+class ExactWayOutLimit(CertificationError):
+    """The exact way out of the collective LP stopped at one of its bounds (its message
+    names the bound: :data:`EXACT_WAY_OUT_ROUNDS`, or the exact simplex's
+    :data:`steady.exact.lp.EXACT_FALLBACK_ENTRIES`)."""
+
+
+def solve_rooted(platform, roots: dict, symmetry=None, search: bool = True) -> RootedSolution:
     """The exact optimum of the collective tree LP (issue 43; proofs/collectives.md):
     column generation as for SSB(G) above, over the trees of every root (of one root
     per orbit with ``symmetry``, a :class:`~steady.throughput.symmetry.RootSymmetry`),
     priced by :class:`RoutePricing`; floats search, the end is exact (the master
-    re-solved in rationals, every root priced again exactly, in integers)."""
+    re-solved in rationals, every root priced again exactly, in integers).
+
+    When GLOP gives up on the master (costs far apart: its work is bounded) -- or
+    without ``search`` (tests) --, the exact way out (ours; proofs/collectives.md,
+    "The exact way out") goes on from the trees found so far with exact rounds only:
+    the master solved exactly (:meth:`LinearProgram.solve_exact`: GLOP's basis checked
+    in rationals, else the exact simplex), every root priced exactly, until no tree
+    prices below its bound -- the same certificate.  Bounded by
+    :data:`EXACT_WAY_OUT_ROUNDS` rounds and the exact simplex's size; beyond them
+    :class:`ExactWayOutLimit`."""
     start = time.perf_counter()
     fabric = Fabric(platform, roots)
     orbits = symmetry.row_orbits(fabric) if symmetry is not None else None
@@ -452,34 +474,23 @@ def solve_rooted(platform, roots: dict, symmetry=None) -> RootedSolution:
     for r in reps:
         _, parent, hops = pricing.cheapest(seed, r)
         master.add(parent, r, hops)
-    rounds = exact_rounds = 0
+    exact_rounds = 0
     seconds = {"float_pricing": 0.0, "exact_lp": 0.0, "exact_pricing": 0.0}
-    center, best = None, float("inf")
+    state = {"rounds": 0, "center": None, "best": float("inf")}
+    failure = None if search else "not asked"
     while True:
-        while rounds < ROOTED_ROUNDS:  # float column generation
-            _, duals = master.lp.solve_float()
-            rounds += 1
-            mark = time.perf_counter()
-            k = len(master.orbits)
-            duals = [max(0.0, d) for d in duals[:k]] + list(duals[k:])
-            w = master.root_costs(duals)
-            added = 0
-            if center is not None:  # Wentges smoothing: price between the best bound's
-                point = [SMOOTHING * c + (1 - SMOOTHING) * y  # prices and the duals
-                         for c, y in zip(center, duals)]
-                added, bound = _price_roots(master, pricing, reps, point, duals, w)
-                if bound < best:
-                    center, best = point, bound
-            if not added:
-                added, bound = _price_roots(master, pricing, reps, duals, duals, w)
-                if bound < best:
-                    center, best = duals[:k], bound
-            seconds["float_pricing"] += time.perf_counter() - mark
-            if not added:
-                break
+        if failure is None:
+            try:
+                _float_rounds(master, pricing, reps, state, seconds)
+            except CertificationError as exc:  # GLOP gave up: exact rounds from here
+                failure = str(exc)
         exact_rounds += 1
+        if failure is not None and exact_rounds > EXACT_WAY_OUT_ROUNDS:
+            raise ExactWayOutLimit(
+                f"its exact way out priced below the bound after {EXACT_WAY_OUT_ROUNDS} "
+                "exact rounds, the most it takes (EXACT_WAY_OUT_ROUNDS)")
         mark = time.perf_counter()
-        solution = master.lp.solve_exact()
+        solution = _solve_master(master, failure)
         seconds["exact_lp"] += time.perf_counter() - mark
         mark = time.perf_counter()
         prices = master.row_prices(solution.duals)
@@ -497,10 +508,60 @@ def solve_rooted(platform, roots: dict, symmetry=None) -> RootedSolution:
         if not improved:
             break
     x = solution.value
-    stats = {"pricing_rounds": rounds, "exact_rounds": exact_rounds,
+    stats = {"pricing_rounds": state["rounds"], "exact_rounds": exact_rounds,
              "columns": len(master.trees), "master_rows": len(master.lp.rows),
              "fabric_rows": len(fabric.rows), "representative_roots": len(reps),
              "float_lp_seconds": round(master.lp.float_seconds, 4),
              **{f"{k}_seconds": round(v, 4) for k, v in seconds.items()},
              "seconds": round(time.perf_counter() - start, 4)}
+    if failure is not None:
+        stats["route"] = f"exact way out ({failure})"
     return RootedSolution(x, master, solution, prices, w, bounds, stats)
+
+
+def _float_rounds(master, pricing, reps, state, seconds) -> None:
+    """Float column generation (a search) until no tree improves the master or
+    ROOTED_ROUNDS rounds in all; ``state`` keeps the rounds and the smoothing's center
+    and best bound between calls.  Raises CertificationError when GLOP gives up."""
+    center, best = state["center"], state["best"]
+    while state["rounds"] < ROOTED_ROUNDS:
+        _, duals = master.lp.solve_float()
+        state["rounds"] += 1
+        mark = time.perf_counter()
+        k = len(master.orbits)
+        duals = [max(0.0, d) for d in duals[:k]] + list(duals[k:])
+        w = master.root_costs(duals)
+        added = 0
+        if center is not None:  # Wentges smoothing: price between the best bound's
+            point = [SMOOTHING * c + (1 - SMOOTHING) * y  # prices and the duals
+                     for c, y in zip(center, duals)]
+            added, bound = _price_roots(master, pricing, reps, point, duals, w)
+            if bound < best:
+                center, best = point, bound
+        if not added:
+            added, bound = _price_roots(master, pricing, reps, duals, duals, w)
+            if bound < best:
+                center, best = duals[:k], bound
+        state["center"], state["best"] = center, best
+        seconds["float_pricing"] += time.perf_counter() - mark
+        if not added:
+            break
+
+
+def _solve_master(master, failure):
+    """The master's exact optimum (:meth:`LinearProgram.solve_exact`); in the exact way
+    out (``failure``: why the search stopped) a failure names the bound it hit."""
+    try:
+        return master.lp.solve_exact()
+    except CertificationError as exc:
+        if failure is None:
+            raise
+        lp = master.lp
+        entries = len(lp.names) * max(1, len(lp.rows))
+        if entries > EXACT_FALLBACK_ENTRIES:
+            raise ExactWayOutLimit(
+                f"its exact way out reached a master of {len(lp.names)} trees x "
+                f"{len(lp.rows)} rows = {entries} entries, more than the "
+                f"{EXACT_FALLBACK_ENTRIES} the exact simplex takes "
+                "(EXACT_FALLBACK_ENTRIES)") from None
+        raise ExactWayOutLimit(f"its exact way out failed: {exc}") from None
