@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from ..exact.arborescence import minimum_arborescence, peeled_trees, shortest_path_tree
-from ..exact.lp import EQ, EXACT_FALLBACK_ENTRIES, LE, CertificationError, LinearProgram
+from ..exact.lp import EQ, LE, CertificationError, LinearProgram
 from ..network.rows import ROW_PREFIX, arc_link_weights, shared_links, tree_link_usage
 from .fabric import IN, OUT, Fabric, price_scale
 from .ports import cheapest_tree
@@ -437,12 +437,14 @@ def _alternatives(master, pricing, reps, point, duals, w, found) -> int:
 #: root priced exactly).  Each round adds a tree per root that prices below its bound;
 #: the hetero-cluster with one link 10^16 times faster needed 4-6 (docs/limits.md).
 EXACT_WAY_OUT_ROUNDS = 200
+#: Pivots of the exact simplex per master at most, when GLOP's basis fails its exact
+#: check (the simplex starts from the previous master's optimal basis).
+EXACT_WAY_OUT_PIVOTS = 2000
 
 
 class ExactWayOutLimit(CertificationError):
     """The exact way out of the collective LP stopped at one of its bounds (its message
-    names the bound: :data:`EXACT_WAY_OUT_ROUNDS`, or the exact simplex's
-    :data:`steady.exact.lp.EXACT_FALLBACK_ENTRIES`)."""
+    names the bound: :data:`EXACT_WAY_OUT_ROUNDS` or :data:`EXACT_WAY_OUT_PIVOTS`)."""
 
 
 def solve_rooted(platform, roots: dict, symmetry=None, search: bool = True) -> RootedSolution:
@@ -453,12 +455,14 @@ def solve_rooted(platform, roots: dict, symmetry=None, search: bool = True) -> R
     re-solved in rationals, every root priced again exactly, in integers).
 
     When GLOP gives up on the master (costs far apart: its work is bounded) -- or
-    without ``search`` (tests) --, the exact way out (ours; proofs/collectives.md,
-    "The exact way out") goes on from the trees found so far with exact rounds only:
+    without ``search`` (tests) --, the exact way out (ours;
+    proofs/collective-exact-way-out.md) goes on from the trees found so far with
+    exact rounds only:
     the master solved exactly (:meth:`LinearProgram.solve_exact`: GLOP's basis checked
-    in rationals, else the exact simplex), every root priced exactly, until no tree
-    prices below its bound -- the same certificate.  Bounded by
-    :data:`EXACT_WAY_OUT_ROUNDS` rounds and the exact simplex's size; beyond them
+    in rationals, else the exact simplex from the previous master's optimal basis),
+    every root priced exactly, until no tree prices below its bound -- the same
+    certificate.  Bounded by :data:`EXACT_WAY_OUT_ROUNDS` rounds and
+    :data:`EXACT_WAY_OUT_PIVOTS` pivots per master; beyond them
     :class:`ExactWayOutLimit`."""
     start = time.perf_counter()
     fabric = Fabric(platform, roots)
@@ -474,7 +478,8 @@ def solve_rooted(platform, roots: dict, symmetry=None, search: bool = True) -> R
     for r in reps:
         _, parent, hops = pricing.cheapest(seed, r)
         master.add(parent, r, hops)
-    exact_rounds = 0
+    exact_rounds = simplex = 0
+    basis = None  # the last exact optimal basis (a start for the exact simplex)
     seconds = {"float_pricing": 0.0, "exact_lp": 0.0, "exact_pricing": 0.0}
     state = {"rounds": 0, "center": None, "best": float("inf")}
     failure = None if search else "not asked"
@@ -490,7 +495,11 @@ def solve_rooted(platform, roots: dict, symmetry=None, search: bool = True) -> R
                 f"its exact way out priced below the bound after {EXACT_WAY_OUT_ROUNDS} "
                 "exact rounds, the most it takes (EXACT_WAY_OUT_ROUNDS)")
         mark = time.perf_counter()
-        solution = _solve_master(master, failure)
+        if failure is not None and basis is None:
+            basis = [("row", i) for i in range(len(master.lp.rows))]  # slacks: x = 0
+        solution = _solve_master(master, failure, basis)
+        basis = solution.basis
+        simplex += "fallback" in solution.stats
         seconds["exact_lp"] += time.perf_counter() - mark
         mark = time.perf_counter()
         prices = master.row_prices(solution.duals)
@@ -516,6 +525,7 @@ def solve_rooted(platform, roots: dict, symmetry=None, search: bool = True) -> R
              "seconds": round(time.perf_counter() - start, 4)}
     if failure is not None:
         stats["route"] = f"exact way out ({failure})"
+        stats["exact_simplex_rounds"] = simplex  # the rest: GLOP's basis, checked
     return RootedSolution(x, master, solution, prices, w, bounds, stats)
 
 
@@ -548,20 +558,15 @@ def _float_rounds(master, pricing, reps, state, seconds) -> None:
             break
 
 
-def _solve_master(master, failure):
+def _solve_master(master, failure, start):
     """The master's exact optimum (:meth:`LinearProgram.solve_exact`); in the exact way
-    out (``failure``: why the search stopped) a failure names the bound it hit."""
-    try:
+    out (``failure``: why the search stopped) GLOP's basis checked, else the exact
+    simplex from ``start`` (the previous master's optimal basis, still feasible: only
+    columns were added), and a failure names the bound it hit."""
+    if failure is None:
         return master.lp.solve_exact()
+    try:
+        return master.lp.solve_exact(start, EXACT_WAY_OUT_PIVOTS)
     except CertificationError as exc:
-        if failure is None:
-            raise
-        lp = master.lp
-        entries = len(lp.names) * max(1, len(lp.rows))
-        if entries > EXACT_FALLBACK_ENTRIES:
-            raise ExactWayOutLimit(
-                f"its exact way out reached a master of {len(lp.names)} trees x "
-                f"{len(lp.rows)} rows = {entries} entries, more than the "
-                f"{EXACT_FALLBACK_ENTRIES} the exact simplex takes "
-                "(EXACT_FALLBACK_ENTRIES)") from None
-        raise ExactWayOutLimit(f"its exact way out failed: {exc}") from None
+        bound = " (EXACT_WAY_OUT_PIVOTS)" if "pivots" in str(exc) else ""
+        raise ExactWayOutLimit(f"its exact way out failed: {exc}{bound}") from None
