@@ -1,8 +1,8 @@
 """Benchmark: the collective LP's exact way out (proofs/collective-exact-way-out.md) on
 fabrics whose costs are far apart, and the way out forced on the samples.
 
-Each case is a sample of samples/collectives/ with one link (both ways) made 10^k times
-faster or slower (its symmetry dropped), a collective and its sources.  For each: the
+Each case is a sample of samples/collectives/ with one link (both ways) given a
+bandwidth, or made 10^k times faster or slower (its symmetry dropped), a collective and its sources.  For each: the
 route taken (the float search, or the exact way out and why), the exact optimum, the
 rounds, the trees of the master, the masters the exact simplex solved, the CPU seconds
 of ``collective_throughput`` (time.process_time, median of ``--repeats``) and whether
@@ -30,34 +30,40 @@ from steady.throughput import collective, trees
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples" / "collectives"
 
-#: (sample, link (tail, head) changed both ways, factor on its bandwidth, collective,
-#: sources)
+#: (sample, link (tail, head) changed both ways, its new bandwidth: ("=", B) or ("x",
+#: factor on its own), collective, sources)
 CASES = [
-    ("hetero-cluster", ("c0", "c1"), Fraction(10**14), "allgather", None),
-    ("hetero-cluster", ("c0", "c1"), Fraction(10**16), "allgather", None),
-    ("hetero-cluster", ("c0", "c1"), Fraction(10**20), "allgather", None),
-    ("hetero-cluster", ("c0", "c1"), Fraction(1, 10**20), "allgather", None),
-    ("hetero-cluster", ("a0", "tor-a"), Fraction(10**16), "allgather", None),
-    ("hetero-cluster", ("tor-c", "core"), Fraction(10**16), "allgather", None),
-    ("hetero-cluster", ("c0", "c1"), Fraction(10**16), "broadcast", "a0,b0,c0,storage"),
-    ("hetero-cluster", ("c0", "c1"), Fraction(10**20), "broadcast", "a0,b0,c0"),
-    ("hetero-cluster", ("c0", "c1"), Fraction(10**16), "reduce-scatter", None),
-    ("hetero-cluster", ("c0", "c1"), Fraction(10**16), "allreduce", None),
-    ("fat-tree-4", ("p0.e0.h0", "p0.edge0"), Fraction(10**16), "allgather", None),
-    ("fat-tree-4", ("p0.e0.h0", "p0.edge0"), Fraction(1, 10**16), "allgather", None),
-    ("a100-2", ("b0.gpu0", "b0.nvswitch"), Fraction(10**16), "allgather", None),
-    ("a100-2", ("b0.gpu0", "b0.nvswitch"), Fraction(1, 10**16), "allgather", None),
-    ("a100-2", ("b0.gpu0", "b0.nic0"), Fraction(10**16), "allgather", None),
-    ("mi250-1", ("b0.gcd0", "b0.gcd1"), Fraction(10**16), "allgather", None),
+    ("hetero-cluster", ("c0", "c1"), ("=", Fraction(10**14)), "allgather", None),
+    ("hetero-cluster", ("c0", "c1"), ("=", Fraction(10**16)), "allgather", None),
+    ("hetero-cluster", ("c0", "c1"), ("=", Fraction(10**20)), "allgather", None),
+    ("hetero-cluster", ("c0", "c1"), ("=", Fraction(1, 10**20)), "allgather", None),
+    ("hetero-cluster", ("c0", "c1"), ("=", Fraction(1, 10**12)), "allgather", None),
+    ("hetero-cluster", ("a0", "tor-a"), ("=", Fraction(10**16)), "allgather", None),
+    ("hetero-cluster", ("a0", "tor-a"), ("=", Fraction(10**20)), "allgather", None),
+    ("hetero-cluster", ("tor-c", "core"), ("=", Fraction(10**16)), "allgather", None),
+    ("hetero-cluster", ("tor-c", "core"), ("=", Fraction(10**14)), "allgather", None),
+    ("hetero-cluster", ("c0", "c1"), ("=", Fraction(10**16)), "broadcast",
+     "a0,b0,c0,storage"),
+    ("hetero-cluster", ("c0", "c1"), ("=", Fraction(10**20)), "broadcast", "a0,b0,c0"),
+    ("hetero-cluster", ("c0", "c1"), ("=", Fraction(10**16)), "reduce-scatter", None),
+    ("hetero-cluster", ("c0", "c1"), ("=", Fraction(10**16)), "allreduce", None),
+    ("fat-tree-4", ("p0.e0.h0", "p0.edge0"), ("x", Fraction(10**16)), "allgather", None),
+    ("fat-tree-4", ("p0.e0.h0", "p0.edge0"), ("x", Fraction(1, 10**16)), "allgather", None),
+    ("a100-2", ("b0.gpu0", "b0.nvswitch"), ("x", Fraction(10**16)), "allgather", None),
+    ("a100-2", ("b0.gpu0", "b0.nvswitch"), ("x", Fraction(1, 10**16)), "allgather", None),
+    ("a100-2", ("b0.gpu0", "b0.nic0"), ("x", Fraction(10**16)), "allgather", None),
+    ("mi250-1", ("b0.gcd0", "b0.gcd1"), ("x", Fraction(10**16)), "allgather", None),
 ]
 
 
-def changed(sample: str, arc, factor) -> object:
-    """The sample with the link ``arc`` and its reverse ``factor`` times faster."""
+def changed(sample: str, arc, speed) -> object:
+    """The sample with the link ``arc`` and its reverse at bandwidth ``speed[1]``
+    (``"="``) or ``speed[1]`` times faster (``"x"``)."""
     p = as_platform(SAMPLES / f"{sample}.json")
     arcs = {arc, arc[::-1]}
-    return p.replace_links(Link(l.tail, l.head, l.cost / factor if l.arc in arcs
-                                else l.cost) for l in p.links)
+    how, value = speed
+    return p.replace_links(Link(l.tail, l.head, (1 / value if how == "=" else l.cost / value)
+                                if l.arc in arcs else l.cost) for l in p.links)
 
 
 def measure(platform, kind, sources, repeats: int, forced: bool = False) -> dict:
@@ -79,6 +85,14 @@ def measure(platform, kind, sources, repeats: int, forced: bool = False) -> dict
             "checked": check_collective(platform, result).ok}
 
 
+def _power(x: Fraction) -> str:
+    """10^k for a power of ten, else the number."""
+    for k in range(-40, 41):
+        if x == Fraction(10) ** k:
+            return f"10^{k}"
+    return str(x)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=3)
@@ -91,12 +105,13 @@ def main() -> None:
         cases = [(p.stem, None, None, "allgather", None) for p in sorted(SAMPLES.glob("*.json"))]
     else:
         cases = CASES
-    for sample, arc, factor, kind, sources in cases:
+    for sample, arc, speed, kind, sources in cases:
         if arc is None:
             platform, name = as_platform(SAMPLES / f"{sample}.json"), f"{sample} (forced)"
         else:
-            platform = changed(sample, arc, factor)
-            name = f"{sample}, {arc[0]}<->{arc[1]} x {factor}"
+            platform = changed(sample, arc, speed)
+            name = (f"{sample}, {arc[0]}<->{arc[1]} " + ("at " if speed[0] == "=" else "x ")
+                    + _power(speed[1]))
         row = measure(platform, kind, sources, args.repeats, args.forced)
         what = kind + (f" {sources}" if sources else "")
         if "refused" in row:

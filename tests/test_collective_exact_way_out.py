@@ -212,3 +212,21 @@ def test_costs_far_apart_agree_with_qsopt_ex_over_every_tree(platform, kind, pic
         forced = collective_throughput(skewed, kind)
     assert natural.rate == forced.rate == oracle
     assert check_collective(skewed, forced).ok
+
+
+def test_an_exact_end_that_fails_takes_the_way_out_too(monkeypatch):
+    """The float search succeeding but its exact end failing (GLOP's basis refused and
+    no sympy answer: simulated) goes on by the exact way out, to the same optimum."""
+    solve_exact = LinearProgram.solve_exact
+
+    def no_fallback(self, start=None, max_pivots=0):
+        if start is None:
+            raise CertificationError("no verified optimum from the float basis")
+        return solve_exact(self, start, max_pivots)
+
+    monkeypatch.setattr(LinearProgram, "solve_exact", no_fallback)
+    p = hetero_cluster_platform()
+    result = collective_throughput(p, "allgather")
+    assert result.stats["route"] == "exact way out (no verified optimum from the float basis)"
+    assert result.stats["pricing_rounds"] > 0  # the search ran first
+    assert result.rate == 1 and check_collective(p, result).ok

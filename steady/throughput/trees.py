@@ -495,9 +495,7 @@ def solve_rooted(platform, roots: dict, symmetry=None, search: bool = True) -> R
                 f"its exact way out priced below the bound after {EXACT_WAY_OUT_ROUNDS} "
                 "exact rounds, the most it takes (EXACT_WAY_OUT_ROUNDS)")
         mark = time.perf_counter()
-        if failure is not None and basis is None:
-            basis = [("row", i) for i in range(len(master.lp.rows))]  # slacks: x = 0
-        solution = _solve_master(master, failure, basis)
+        solution, failure = _solve_master(master, failure, basis)
         basis = solution.basis
         simplex += "fallback" in solution.stats
         seconds["exact_lp"] += time.perf_counter() - mark
@@ -558,15 +556,21 @@ def _float_rounds(master, pricing, reps, state, seconds) -> None:
             break
 
 
-def _solve_master(master, failure, start):
-    """The master's exact optimum (:meth:`LinearProgram.solve_exact`); in the exact way
-    out (``failure``: why the search stopped) GLOP's basis checked, else the exact
-    simplex from ``start`` (the previous master's optimal basis, still feasible: only
-    columns were added), and a failure names the bound it hit."""
+def _solve_master(master, failure, basis):
+    """(the master's exact optimum, failure): :meth:`LinearProgram.solve_exact`, and in
+    the exact way out (``failure``: why the search stopped; also taken when the exact
+    end of a successful search fails) GLOP's basis checked, else the exact simplex from
+    ``basis`` (the previous master's optimal basis, still feasible: only columns were
+    added; None: the slacks, x = 0).  A failure of the way out names the bound it hit."""
     if failure is None:
-        return master.lp.solve_exact()
+        try:
+            return master.lp.solve_exact(), None
+        except CertificationError as exc:
+            failure = str(exc)
+    if basis is None:
+        basis = [("row", i) for i in range(len(master.lp.rows))]
     try:
-        return master.lp.solve_exact(start, EXACT_WAY_OUT_PIVOTS)
+        return master.lp.solve_exact(basis, EXACT_WAY_OUT_PIVOTS), failure
     except CertificationError as exc:
         bound = " (EXACT_WAY_OUT_PIVOTS)" if "pivots" in str(exc) else ""
         raise ExactWayOutLimit(f"its exact way out failed: {exc}{bound}") from None
