@@ -44,7 +44,7 @@ def test_from_the_slacks_it_reaches_the_exact_optimum(case):
     rows, objective, equalities, e = case
     lp = _program(rows, objective, equalities)
     slacks = [("row", i) for i in range(len(lp.rows))]
-    x, y, basis = exact_simplex(lp, slacks, 500)
+    x, y, basis, _ = exact_simplex(lp, slacks, 500)
     x = [Fraction(int(v.p), int(v.q)) for v in x]
     y = [Fraction(int(v.p), int(v.q)) for v in y]
     lp._verify(x, y)

@@ -192,7 +192,7 @@ class LinearProgram:
 
         begin = time.perf_counter()
         try:
-            xq, yq, basis = exact_simplex(self, start, max_pivots)
+            xq, yq, basis, pivots = exact_simplex(self, start, max_pivots)
         except (SimplexLimit, ZeroDivisionError) as exc:
             raise CertificationError(f"the exact simplex failed: {exc or 'singular start'}") \
                 from None
@@ -200,7 +200,7 @@ class LinearProgram:
         self._verify(x, y)
         value = sum((self.objective[j] * x[j] for j in self.objective), Fraction(0))
         return ExactSolution(value, x, y, sum(k == "col" for k, _ in basis),
-                             {"fallback": "exact simplex from a basis",
+                             {"fallback": "exact simplex from a basis", "pivots": pivots,
                               "simplex_seconds": time.perf_counter() - begin}, basis)
 
     def _basis(self):

@@ -31,9 +31,9 @@ def _q(a) -> "flint.fmpq":
 
 
 def exact_simplex(lp, basis, max_pivots: int):
-    """(x, y, basis) of an optimal vertex of ``lp`` reached from the primal feasible
-    ``basis`` in at most ``max_pivots`` pivots (Fractions are the caller's: x and y are
-    returned as FLINT rationals).  Raises SimplexLimit beyond the bound or when
+    """(x, y, basis, pivots) of an optimal vertex of ``lp`` reached from the primal
+    feasible ``basis`` in ``pivots`` <= ``max_pivots`` pivots (x and y as FLINT
+    rationals).  Raises SimplexLimit beyond the bound or when
     ``basis`` is not a feasible basis, ZeroDivisionError when it is singular."""
     m, n = len(lp.rows), len(lp.names)
     zero, one = flint.fmpq(0), flint.fmpq(1)
@@ -60,17 +60,20 @@ def exact_simplex(lp, basis, max_pivots: int):
                 flat[i * m + c] = a
         return flint.fmpq_mat(m, m, flat)
 
+    def dense(entries):
+        return flint.fmpq_mat(m, 1, [entries.get(i, zero) for i in range(m)])
+
+    inverse = matrix(basis).inv()  # B^-1, kept by rank-one updates (exact: no drift)
+    xb = inverse * b
+    if any(xb[i, 0] < 0 or (basis[i][0] == "row" and signs[basis[i][1]] == 0
+                            and xb[i, 0] != 0) for i in range(m)):
+        raise SimplexLimit("the start is not primal feasible")
     streak = 0
-    for _ in range(max_pivots + 1):
-        B = matrix(basis)
-        xb = B.solve(b)
-        if any(xb[i, 0] < 0 or (basis[i][0] == "row" and signs[basis[i][1]] == 0
-                                and xb[i, 0] != 0) for i in range(m)):
-            raise SimplexLimit("the start is not primal feasible")
-        cb = flint.fmpq_mat(m, 1, [costs[k] if kind == "col" else zero
+    for pivots in range(max_pivots + 1):
+        cb = flint.fmpq_mat(1, m, [costs[k] if kind == "col" else zero
                                    for kind, k in basis])
-        yt = B.transpose().solve(cb)
-        y = [yt[i, 0] for i in range(m)]
+        yt = cb * inverse
+        y = [yt[0, i] for i in range(m)]
         inside = set(basis)
         best, entering = zero, None
         bland = streak >= DEGENERATE_STREAK
@@ -91,9 +94,8 @@ def exact_simplex(lp, basis, max_pivots: int):
             for i, (kind, k) in enumerate(basis):
                 if kind == "col":
                     x[k] = xb[i, 0]
-            return x, y, basis
-        a = column(entering)
-        d = B.solve(flint.fmpq_mat(m, 1, [a.get(i, zero) for i in range(m)]))
+            return x, y, basis, pivots
+        d = inverse * dense(column(entering))
         leave, ratio = None, None
         for i in range(m):
             di = d[i, 0]
@@ -110,4 +112,11 @@ def exact_simplex(lp, basis, max_pivots: int):
             raise SimplexLimit("the program is unbounded")
         streak = streak + 1 if ratio == 0 else 0
         basis[leave] = entering
+        # B'^-1 = B^-1 - (d - e_leave) (row leave of B^-1) / d_leave, likewise x_B
+        pivot = d[leave, 0]
+        eta = flint.fmpq_mat(m, 1, [(d[i, 0] - (one if i == leave else zero)) / pivot
+                                    for i in range(m)])
+        row = flint.fmpq_mat(1, m, [inverse[leave, j] for j in range(m)])
+        inverse = inverse - eta * row
+        xb = xb - eta * flint.fmpq_mat(1, 1, [xb[leave, 0]])
     raise SimplexLimit(f"no optimum within {max_pivots} pivots")
