@@ -483,6 +483,7 @@ def solve_rooted(platform, roots: dict, symmetry=None, search: bool = True) -> R
     seconds = {"float_pricing": 0.0, "exact_lp": 0.0, "exact_pricing": 0.0}
     state = {"rounds": 0, "center": None, "best": float("inf")}
     failure = None if search else "not asked"
+    way_out = {"center": None, "best": None}  # the exact rounds' smoothing
     while True:
         if failure is None:
             try:
@@ -502,6 +503,10 @@ def solve_rooted(platform, roots: dict, symmetry=None, search: bool = True) -> R
         mark = time.perf_counter()
         prices = master.row_prices(solution.duals)
         w = master.root_costs(solution.duals)
+        if failure is not None and _smoothed_round(master, pricing, reps, solution.duals,
+                                                   prices, w, way_out):
+            seconds["exact_pricing"] += time.perf_counter() - mark
+            continue
         scale = price_scale(fabric, prices)
         closure = pricing.closure(prices, scale)
         bounds, improved = {}, False
@@ -511,6 +516,8 @@ def solve_rooted(platform, roots: dict, symmetry=None, search: bool = True) -> R
             if cost < w[r]:
                 improved |= master.add(parent, r, hops)
             bounds[r] = (cost, [(m, Fraction(z, scale)) for m, z in family])
+        if failure is not None:
+            _keep_center(master, reps, solution.duals, bounds, way_out)
         seconds["exact_pricing"] += time.perf_counter() - mark
         if not improved:
             break
@@ -554,6 +561,48 @@ def _float_rounds(master, pricing, reps, state, seconds) -> None:
         seconds["float_pricing"] += time.perf_counter() - mark
         if not added:
             break
+
+
+def _keep_center(master, reps, duals, bounds, way_out) -> None:
+    """The exact rounds' smoothing center: the orbit prices of the best bound so far,
+    sum of the prices over sum of ρ_r times the cheapest tree costs (weak duality)."""
+    k = len(master.orbits)
+    weighted = sum(master.roots[r] * bounds[r][0] for r in reps)
+    if weighted > 0:
+        bound = sum(duals[:k]) / weighted
+        if way_out["best"] is None or bound < way_out["best"]:
+            way_out["center"], way_out["best"] = list(duals[:k]), bound
+
+
+def _smoothed_round(master, pricing, reps, duals, prices, w, way_out) -> bool:
+    """Wentges smoothing in exact rounds (ours, as the float search's): price every
+    root at a point between the best bound's prices and the master's duals (rounded to
+    53-bit binary fractions: only a search point), add each tree cheaper than w_r at
+    the duals (exact costs), keep the point as center when it proves a better bound.
+    Returns whether a tree was added (if not, the round prices at the duals, which
+    decides)."""
+    center = way_out["center"]
+    if center is None:
+        return False
+    k = len(master.orbits)
+    try:
+        point = [Fraction(SMOOTHING * float(c) + (1 - SMOOTHING) * float(y))
+                 for c, y in zip(center, duals[:k])]
+    except OverflowError:
+        return False
+    at = master.row_prices(point)
+    scale = price_scale(master.fabric, at)
+    closure = pricing.closure(at, scale)
+    weighted, added = Fraction(0), 0
+    for r in reps:
+        cost, parent, hops = pricing.cheapest(closure, r)
+        weighted += master.roots[r] * Fraction(cost, scale)
+        column = master.fabric.column(master.edges(r, parent, hops))
+        if sum(prices[j] * a for j, a in column.items()) < w[r]:
+            added += master.add(parent, r, hops)
+    if weighted > 0 and sum(point) / weighted < way_out["best"]:
+        way_out["center"], way_out["best"] = point, sum(point) / weighted
+    return added > 0
 
 
 def _solve_master(master, failure, basis):
