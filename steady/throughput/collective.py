@@ -57,7 +57,9 @@ def collective_throughput(platform, kind: str = "allgather", sources=None, rates
     platform's source; ``rates``: their relative rates ({source: rate} or a list in
     the order of ``sources``; default all 1).  ``symmetry=False`` ignores the
     platform's symmetry (for comparisons).  Bad input raises InputError naming the
-    element."""
+    element.  Costs too far apart for GLOP take the exact way out of
+    :func:`.trees.solve_rooted` (proofs/collective-exact-way-out.md); beyond its
+    bounds, InputError on ``costs`` naming the bound."""
     platform = as_platform(platform)
     roots = collective_roots(platform, kind, sources, rates, origin)
     _within_size(platform, origin)
