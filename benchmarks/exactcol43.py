@@ -2,11 +2,12 @@
 fabrics whose costs are far apart, and the way out forced on the samples.
 
 Each case is a sample of samples/collectives/ with one link (both ways) given a
-bandwidth, or made 10^k times faster or slower (its symmetry dropped), a collective and its sources.  For each: the
-route taken (the float search, or the exact way out and why), the exact optimum, the
-rounds, the trees of the master, the masters the exact simplex solved, the CPU seconds
-of ``collective_throughput`` (time.process_time, median of ``--repeats``) and whether
-the certificate checks (``check_collective``).  ``--forced`` runs every sample's
+bandwidth, or made 10^k times faster or slower (its symmetry dropped), a collective
+and its sources.  For each: the route taken (the float search, or the exact way out
+and why), the exact optimum, the rounds, the trees of the master, the masters the
+exact simplex solved, the CPU seconds of ``collective_throughput``
+(time.process_time, median of ``--repeats``) and whether the certificate checks
+(``check_collective``).  ``--forced`` runs every sample's
 allgather with the way out from the start (``solve_rooted(search=False)``).
 
     python benchmarks/exactcol43.py [--repeats 3] [--forced]

@@ -106,7 +106,8 @@ def exact_simplex(lp, basis, max_pivots: int):
                 r = xb[i, 0] / di
             else:
                 continue
-            if ratio is None or r < ratio or (r == ratio and order[basis[i]] < order[basis[leave]]):
+            if ratio is None or r < ratio \
+                    or (r == ratio and order[basis[i]] < order[basis[leave]]):
                 leave, ratio = i, r
         if leave is None:
             raise SimplexLimit("the program is unbounded")
