@@ -90,3 +90,76 @@ def examples(ci: int) -> int:
     if os.environ.get("STEADY_CI"):
         return ci
     return min(ci, max(10, -(-2 * ci // 5)))
+
+
+# -- the collective LP over every tree of a tiny platform (an oracle) --------------------
+
+def all_route_trees(platform, root, direction):
+    """Every tree of the collective model (issue 43) on a tiny platform: a parent and a
+    simple route through switches per compute node, as (child, parent, route) picks."""
+    import networkx as nx
+    from itertools import product
+
+    g = platform.to_networkx()
+    compute = platform.compute_nodes
+    others = [v for v in compute if v != root]
+    routes = {}
+    for a, b in product(compute, compute):
+        if a != b:
+            routes[(a, b)] = [p for p in nx.all_simple_paths(g, a, b)
+                              if all(v in platform.switches for v in p[1:-1])]
+    choices = []
+    for v in others:
+        options = []
+        for u in compute:
+            if u != v:
+                pair = (u, v) if direction == "out" else (v, u)
+                options += [(v, u, tuple(p)) for p in routes[pair]]
+        choices.append(options)
+    for pick in product(*choices):
+        parent = {v: u for v, u, _ in pick}
+        ok = True
+        for v in others:
+            seen = set()
+            while v != root and ok:
+                ok = v not in seen
+                seen.add(v)
+                v = parent[v]
+        if ok:
+            yield pick
+
+
+def every_tree_lp(platform, kind):
+    """The collective's LP over all trees (allgather, reduce-scatter or allreduce), a
+    LinearProgram built by enumeration (no pricing): its optimum is the collective's."""
+    from itertools import product
+
+    from steady.exact.lp import EQ, LE, LinearProgram
+
+    compute = platform.compute_nodes
+    directions = {"allgather": ["out"], "reduce-scatter": ["in"],
+                  "allreduce": ["in", "out"]}[kind]
+    lp = LinearProgram("brute")
+    x = lp.add_variable("x", objective=1)
+    rows, columns = {}, []
+    for root, d in product(compute, directions):
+        eq = lp.add_row({x: 1}, EQ, 0, f"{root} {d}")
+        for pick in all_route_trees(platform, root, d):
+            col = {eq: Fraction(-1)}
+            for _, _, route in pick:
+                costs = [platform.cost(a, b) for a, b in zip(route, route[1:])]
+                keys = []
+                if not platform.multi_port:
+                    keys += [("out", route[0], max(costs)), ("in", route[-1], max(costs))]
+                for (a, b), c in zip(zip(route, route[1:]), costs):
+                    if platform.multi_port or (a in platform.switches and b in platform.switches):
+                        keys.append(("arc", (a, b), c))
+                for kind_, what, c in keys:
+                    key = (kind_, what)
+                    if key not in rows:
+                        rows[key] = lp.add_row({}, LE, 1, str(key))
+                    col[rows[key]] = col.get(rows[key], 0) + c
+            columns.append(col)
+    for k, col in enumerate(columns):
+        lp.add_variable(f"t{k}", column=col)
+    return lp

@@ -4,19 +4,17 @@ exact optimum, its certificate, the symmetry, the bounds."""
 import json
 from dataclasses import replace
 from fractions import Fraction
-from itertools import product
 from pathlib import Path
 
 import networkx as nx
 import pytest
 from hypothesis import HealthCheck, assume, event, given, settings
 
-from helpers import examples, run
+from helpers import all_route_trees, every_tree_lp, examples, run
 from hypothesis import strategies as st
 
 from steady.certificate import check_collective
 from steady.errors import InputError
-from steady.exact.lp import EQ, LE, LinearProgram
 from steady.platform import Link, Platform
 from steady.strategies import (collectives, platforms, switched_platforms,
                                symmetric_fabrics)
@@ -212,77 +210,14 @@ def test_allreduce_between_the_compositions(platform):
 
 # -- an independent optimum: every tree of every route, one LP ------------------------------
 
-def _all_route_trees(platform, root, direction):
-    """Every tree of the model on a tiny platform: a parent and a simple route through
-    switches per compute node."""
-    g = platform.to_networkx()
-    compute = platform.compute_nodes
-    others = [v for v in compute if v != root]
-    routes = {}
-    for a, b in product(compute, compute):
-        if a != b:
-            routes[(a, b)] = [p for p in nx.all_simple_paths(g, a, b)
-                              if all(v in platform.switches for v in p[1:-1])]
-    choices = []
-    for v in others:
-        options = []
-        for u in compute:
-            if u != v:
-                pair = (u, v) if direction == "out" else (v, u)
-                options += [(v, u, tuple(p)) for p in routes[pair]]
-        choices.append(options)
-    for pick in product(*choices):
-        parent = {v: u for v, u, _ in pick}
-        ok = True
-        for v in others:
-            seen = set()
-            while v != root and ok:
-                ok = v not in seen
-                seen.add(v)
-                v = parent[v]
-        if ok:
-            yield pick
-
-
-def _brute_force(platform, kind):
-    """The collective's LP over all trees, exactly (the project's LP, no pricing)."""
-    compute = platform.compute_nodes
-    directions = {"allgather": ["out"], "reduce-scatter": ["in"],
-                  "allreduce": ["in", "out"]}[kind]
-    lp = LinearProgram("brute")
-    x = lp.add_variable("x", objective=1)
-    rows, columns = {}, []
-    for root, d in product(compute, directions):
-        eq = lp.add_row({x: 1}, EQ, 0, f"{root} {d}")
-        for pick in _all_route_trees(platform, root, d):
-            col = {eq: Fraction(-1)}
-            for _, _, route in pick:
-                costs = [platform.cost(a, b) for a, b in zip(route, route[1:])]
-                keys = []
-                if not platform.multi_port:
-                    keys += [("out", route[0], max(costs)), ("in", route[-1], max(costs))]
-                for (a, b), c in zip(zip(route, route[1:]), costs):
-                    if platform.multi_port or (a in platform.switches and b in platform.switches):
-                        keys.append(("arc", (a, b), c))
-                for kind_, what, c in keys:
-                    key = (kind_, what)
-                    if key not in rows:
-                        rows[key] = lp.add_row({}, LE, 1, str(key))
-                    col[rows[key]] = col.get(rows[key], 0) + c
-            columns.append(col)
-    for k, col in enumerate(columns):
-        lp.add_variable(f"t{k}", column=col)
-    return lp.solve_exact().value
-
-
 @settings(max_examples=examples(15), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(switched_platforms(max_compute=3, max_switches=2, density=0.2),
        st.sampled_from(["allgather", "reduce-scatter", "allreduce"]))
 def test_column_generation_reaches_the_lp_over_every_tree(platform, kind):
-    trees = sum(1 for _ in _all_route_trees(platform, platform.compute_nodes[0], "out"))
+    trees = sum(1 for _ in all_route_trees(platform, platform.compute_nodes[0], "out"))
     assume(trees <= 200)
     event(f"{len(platform.switches)} switches, {platform.ports}")
-    assert collective_throughput(platform, kind).rate == _brute_force(platform, kind)
+    assert collective_throughput(platform, kind).rate == every_tree_lp(platform, kind).solve_exact().value
 
 
 # -- the model: one-port at switches, routes --------------------------------------------------

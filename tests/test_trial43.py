@@ -120,10 +120,12 @@ def test_a_tiny_rate_is_not_shown_as_zero(x, shown):
     assert number(x) == shown
 
 
-def test_the_collective_lp_s_refusal_points_to_a_limit_that_is_documented(tmp_path, capsys):
-    """One link of the heterogeneous cluster sample 10^20 times faster: GLOP gives up,
-    and the one-line refusal says "no exact fallback for collectives yet
-    (docs/limits.md)" -- which docs/limits.md did not mention."""
+def test_a_link_far_faster_is_answered_and_the_way_out_s_bounds_are_documented(
+        tmp_path, capsys):
+    """One link of the heterogeneous cluster sample 10^20 times faster: GLOP gives up.
+    It was refused ("no exact fallback for collectives yet"); the exact way out now
+    answers it (proofs/collective-exact-way-out.md), and the bounds its refusal names
+    are in docs/limits.md."""
     import json
 
     doc = json.loads((SAMPLES / "collectives" / "hetero-cluster.json").read_text(
@@ -132,10 +134,13 @@ def test_the_collective_lp_s_refusal_points_to_a_limit_that_is_documented(tmp_pa
     doc["links"][0]["bandwidth"] = "1e20"
     path = tmp_path / "far.json"
     path.write_text(json.dumps(doc), encoding="utf-8")
-    code, out, err = run(capsys, "throughput", path, "--collective", "allgather")
-    assert code == 2 and not out
-    assert_one_line_error(err, "costs")
-    assert "no exact fallback for collectives yet (docs/limits.md)" in err
+    code, out, err = run(capsys, "throughput", path, "--collective", "allgather", "--json")
+    assert code == 0, err
+    answer = json.loads(out)
+    assert answer["rate"] == "1" and answer["certified"] is True
+    assert answer["statistics"]["route"].startswith("exact way out (GLOP status")
     limits = " ".join((SAMPLES.parent / "docs" / "limits.md").read_text(
         encoding="utf-8").split())
-    assert "no exact fallback for collectives yet" in limits
+    assert "no exact fallback for collectives yet" not in limits
+    for bound in ("EXACT_WAY_OUT_ROUNDS", "EXACT_WAY_OUT_PIVOTS"):
+        assert bound in limits

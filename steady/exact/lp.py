@@ -57,6 +57,9 @@ class ExactSolution:
     duals: list[Fraction]
     basis_size: int
     stats: dict = field(default_factory=dict)
+    #: the optimal basis, when known: per row ("col", j) or ("row", i) (a slack), the
+    #: start of :func:`steady.exact.simplex.exact_simplex` after columns are added
+    basis: list | None = None
 
 
 class LinearProgram:
@@ -165,8 +168,12 @@ class LinearProgram:
         return ([v.solution_value() for v in self._vars],
                 [c.dual_value() for c in self._cons])
 
-    def solve_exact(self) -> ExactSolution:
-        """The exact optimum: GLOP's basis re-solved in rationals and verified."""
+    def solve_exact(self, start: list | None = None, max_pivots: int = 0) -> ExactSolution:
+        """The exact optimum: GLOP's basis re-solved in rationals and verified.  When
+        that fails: with ``start`` (a primal feasible basis, e.g. the optimal basis of
+        this program before columns were added), the exact simplex from it, at most
+        ``max_pivots`` pivots (:mod:`steady.exact.simplex`); without, sympy's exact
+        simplex for programs up to EXACT_FALLBACK_ENTRIES entries."""
         failure = None
         for strict in (False, True):
             try:
@@ -174,9 +181,27 @@ class LinearProgram:
                 return self._reconstruct()
             except CertificationError as exc:
                 failure = exc
+        if start is not None:
+            return self._simplex_from(start, max_pivots)
         if len(self.names) * max(1, len(self.rows)) <= EXACT_FALLBACK_ENTRIES:
             return _sympy_fallback(self)
         raise CertificationError(f"no verified optimum from the float basis: {failure}")
+
+    def _simplex_from(self, start: list, max_pivots: int) -> ExactSolution:
+        from .simplex import SimplexLimit, exact_simplex
+
+        begin = time.perf_counter()
+        try:
+            xq, yq, basis, pivots = exact_simplex(self, start, max_pivots)
+        except (SimplexLimit, ZeroDivisionError) as exc:
+            raise CertificationError(f"the exact simplex failed: {exc or 'singular start'}") \
+                from None
+        x, y = [_fraction(v) for v in xq], [_fraction(v) for v in yq]
+        self._verify(x, y)
+        value = sum((self.objective[j] * x[j] for j in self.objective), Fraction(0))
+        return ExactSolution(value, x, y, sum(k == "col" for k, _ in basis),
+                             {"fallback": "exact simplex from a basis", "pivots": pivots,
+                              "simplex_seconds": time.perf_counter() - begin}, basis)
 
     def _basis(self):
         basic = pywraplp.Solver.BASIC
@@ -204,8 +229,11 @@ class LinearProgram:
                 y[i] = _fraction(yt[k, 0])
         self._verify(x, y)
         value = sum((self.objective[j] * x[j] for j in self.objective), Fraction(0))
+        tight_rows = set(tight)
+        basis = [("col", j) for j in cols] + [("row", i) for i in range(len(self.rows))
+                                              if i not in tight_rows]
         return ExactSolution(value, x, y, len(cols),
-                             {"reconstruct_seconds": time.perf_counter() - start})
+                             {"reconstruct_seconds": time.perf_counter() - start}, basis)
 
     def _verify(self, x, y) -> None:
         """Exact primal and dual feasibility; with complementary slackness they prove

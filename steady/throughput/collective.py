@@ -37,7 +37,6 @@ import numpy as np
 
 from ..errors import InputError
 from ..exact.limits import MAX_EXACT_NODES
-from ..exact.lp import CertificationError
 from ..exact.maxflow import FlowNetwork
 from ..exact.scaling import cost_scale
 from ..inputs import as_platform
@@ -45,7 +44,7 @@ from ..numbers import format_exact, parse_exact
 from .result import (IN, OUT, CollectiveCertificate, CollectiveResult, CutCertificate,
                      RootedTree)
 from .symmetry import root_symmetry
-from .trees import solve_rooted
+from .trees import ExactWayOutLimit, solve_rooted
 
 KINDS = ("broadcast", "allgather", "reduce-scatter", "allreduce")
 
@@ -58,7 +57,9 @@ def collective_throughput(platform, kind: str = "allgather", sources=None, rates
     platform's source; ``rates``: their relative rates ({source: rate} or a list in
     the order of ``sources``; default all 1).  ``symmetry=False`` ignores the
     platform's symmetry (for comparisons).  Bad input raises InputError naming the
-    element."""
+    element.  Costs too far apart for GLOP take the exact way out of
+    :func:`.trees.solve_rooted` (proofs/collective-exact-way-out.md); beyond its
+    bounds, InputError on ``costs`` naming the bound."""
     platform = as_platform(platform)
     roots = collective_roots(platform, kind, sources, rates, origin)
     _within_size(platform, origin)
@@ -72,10 +73,9 @@ def collective_throughput(platform, kind: str = "allgather", sources=None, rates
         bound = cut_bound(solved, kind, roots, group)
     try:
         solution = solve_rooted(solved, roots, group)
-    except CertificationError as exc:  # GLOP gave up (its work is bounded)
-        raise InputError(origin, "costs", f"the float search of the collective LP failed "
-                         f"({exc}); no exact fallback for collectives yet "
-                         "(docs/limits.md)") from None
+    except ExactWayOutLimit as exc:  # GLOP gave up and the exact way out hit a bound
+        raise InputError(origin, "costs", f"the float search of the collective LP failed; "
+                         f"{exc} (docs/limits.md)") from None
     result = _result(platform, kind, roots, solution, group, why, a, bound)
     result.stats["seconds"] = round(time.perf_counter() - start, 4)
     return result

@@ -432,12 +432,38 @@ def _alternatives(master, pricing, reps, point, duals, w, found) -> int:
     return added
 
 
-def solve_rooted(platform, roots: dict, symmetry=None) -> RootedSolution:
+#: The exact way out (ours): once the float search has failed, at most this many rounds
+#: of exact column generation (each: the master solved exactly, every representative
+#: root priced exactly).  Each round adds a tree per root that prices below its bound;
+#: the hetero-cluster with one link 10^16 times faster needed 4-6 (docs/limits.md).
+EXACT_WAY_OUT_ROUNDS = 200
+#: Pivots of the exact simplex per master at most, when GLOP's basis fails its exact
+#: check (the simplex starts from the previous master's optimal basis).
+EXACT_WAY_OUT_PIVOTS = 2000
+
+
+class ExactWayOutLimit(CertificationError):
+    """The exact way out of the collective LP stopped at one of its bounds (its message
+    names the bound: :data:`EXACT_WAY_OUT_ROUNDS` or :data:`EXACT_WAY_OUT_PIVOTS`)."""
+
+
+def solve_rooted(platform, roots: dict, symmetry=None, search: bool = True) -> RootedSolution:
     """The exact optimum of the collective tree LP (issue 43; proofs/collectives.md):
     column generation as for SSB(G) above, over the trees of every root (of one root
     per orbit with ``symmetry``, a :class:`~steady.throughput.symmetry.RootSymmetry`),
     priced by :class:`RoutePricing`; floats search, the end is exact (the master
-    re-solved in rationals, every root priced again exactly, in integers)."""
+    re-solved in rationals, every root priced again exactly, in integers).
+
+    When GLOP gives up on the master (costs far apart: its work is bounded) -- or
+    without ``search`` (tests) --, the exact way out (ours;
+    proofs/collective-exact-way-out.md) goes on from the trees found so far with
+    exact rounds only:
+    the master solved exactly (:meth:`LinearProgram.solve_exact`: GLOP's basis checked
+    in rationals, else the exact simplex from the previous master's optimal basis),
+    every root priced exactly, until no tree prices below its bound -- the same
+    certificate.  Bounded by :data:`EXACT_WAY_OUT_ROUNDS` rounds and
+    :data:`EXACT_WAY_OUT_PIVOTS` pivots per master; beyond them
+    :class:`ExactWayOutLimit`."""
     start = time.perf_counter()
     fabric = Fabric(platform, roots)
     orbits = symmetry.row_orbits(fabric) if symmetry is not None else None
@@ -452,38 +478,35 @@ def solve_rooted(platform, roots: dict, symmetry=None) -> RootedSolution:
     for r in reps:
         _, parent, hops = pricing.cheapest(seed, r)
         master.add(parent, r, hops)
-    rounds = exact_rounds = 0
+    exact_rounds = simplex = 0
+    basis = None  # the last exact optimal basis (a start for the exact simplex)
     seconds = {"float_pricing": 0.0, "exact_lp": 0.0, "exact_pricing": 0.0}
-    center, best = None, float("inf")
+    state = {"rounds": 0, "center": None, "best": float("inf")}
+    failure = None if search else "not asked"
+    way_out = {"center": None, "best": None}  # the exact rounds' smoothing
     while True:
-        while rounds < ROOTED_ROUNDS:  # float column generation
-            _, duals = master.lp.solve_float()
-            rounds += 1
-            mark = time.perf_counter()
-            k = len(master.orbits)
-            duals = [max(0.0, d) for d in duals[:k]] + list(duals[k:])
-            w = master.root_costs(duals)
-            added = 0
-            if center is not None:  # Wentges smoothing: price between the best bound's
-                point = [SMOOTHING * c + (1 - SMOOTHING) * y  # prices and the duals
-                         for c, y in zip(center, duals)]
-                added, bound = _price_roots(master, pricing, reps, point, duals, w)
-                if bound < best:
-                    center, best = point, bound
-            if not added:
-                added, bound = _price_roots(master, pricing, reps, duals, duals, w)
-                if bound < best:
-                    center, best = duals[:k], bound
-            seconds["float_pricing"] += time.perf_counter() - mark
-            if not added:
-                break
+        if failure is None:
+            try:
+                _float_rounds(master, pricing, reps, state, seconds)
+            except CertificationError as exc:  # GLOP gave up: exact rounds from here
+                failure = str(exc)
         exact_rounds += 1
+        if failure is not None and exact_rounds > EXACT_WAY_OUT_ROUNDS:
+            raise ExactWayOutLimit(
+                f"its exact way out priced below the bound after {EXACT_WAY_OUT_ROUNDS} "
+                "exact rounds, the most it takes (EXACT_WAY_OUT_ROUNDS)")
         mark = time.perf_counter()
-        solution = master.lp.solve_exact()
+        solution, failure = _solve_master(master, failure, basis)
+        basis = solution.basis
+        simplex += "fallback" in solution.stats
         seconds["exact_lp"] += time.perf_counter() - mark
         mark = time.perf_counter()
         prices = master.row_prices(solution.duals)
         w = master.root_costs(solution.duals)
+        if failure is not None and _smoothed_round(master, pricing, reps, solution.duals,
+                                                   prices, w, way_out):
+            seconds["exact_pricing"] += time.perf_counter() - mark
+            continue
         scale = price_scale(fabric, prices)
         closure = pricing.closure(prices, scale)
         bounds, improved = {}, False
@@ -493,14 +516,110 @@ def solve_rooted(platform, roots: dict, symmetry=None) -> RootedSolution:
             if cost < w[r]:
                 improved |= master.add(parent, r, hops)
             bounds[r] = (cost, [(m, Fraction(z, scale)) for m, z in family])
+        if failure is not None:
+            _keep_center(master, reps, solution.duals, bounds, way_out)
         seconds["exact_pricing"] += time.perf_counter() - mark
         if not improved:
             break
     x = solution.value
-    stats = {"pricing_rounds": rounds, "exact_rounds": exact_rounds,
+    stats = {"pricing_rounds": state["rounds"], "exact_rounds": exact_rounds,
              "columns": len(master.trees), "master_rows": len(master.lp.rows),
              "fabric_rows": len(fabric.rows), "representative_roots": len(reps),
              "float_lp_seconds": round(master.lp.float_seconds, 4),
              **{f"{k}_seconds": round(v, 4) for k, v in seconds.items()},
              "seconds": round(time.perf_counter() - start, 4)}
+    if failure is not None:
+        stats["route"] = f"exact way out ({failure})"
+        stats["exact_simplex_rounds"] = simplex  # the rest: GLOP's basis, checked
     return RootedSolution(x, master, solution, prices, w, bounds, stats)
+
+
+def _float_rounds(master, pricing, reps, state, seconds) -> None:
+    """Float column generation (a search) until no tree improves the master or
+    ROOTED_ROUNDS rounds in all; ``state`` keeps the rounds and the smoothing's center
+    and best bound between calls.  Raises CertificationError when GLOP gives up."""
+    center, best = state["center"], state["best"]
+    while state["rounds"] < ROOTED_ROUNDS:
+        _, duals = master.lp.solve_float()
+        state["rounds"] += 1
+        mark = time.perf_counter()
+        k = len(master.orbits)
+        duals = [max(0.0, d) for d in duals[:k]] + list(duals[k:])
+        w = master.root_costs(duals)
+        added = 0
+        if center is not None:  # Wentges smoothing: price between the best bound's
+            point = [SMOOTHING * c + (1 - SMOOTHING) * y  # prices and the duals
+                     for c, y in zip(center, duals)]
+            added, bound = _price_roots(master, pricing, reps, point, duals, w)
+            if bound < best:
+                center, best = point, bound
+        if not added:
+            added, bound = _price_roots(master, pricing, reps, duals, duals, w)
+            if bound < best:
+                center, best = duals[:k], bound
+        state["center"], state["best"] = center, best
+        seconds["float_pricing"] += time.perf_counter() - mark
+        if not added:
+            break
+
+
+def _keep_center(master, reps, duals, bounds, way_out) -> None:
+    """The exact rounds' smoothing center: the orbit prices of the best bound so far,
+    sum of the prices over sum of ρ_r times the cheapest tree costs (weak duality)."""
+    k = len(master.orbits)
+    weighted = sum(master.roots[r] * bounds[r][0] for r in reps)
+    if weighted > 0:
+        bound = sum(duals[:k]) / weighted
+        if way_out["best"] is None or bound < way_out["best"]:
+            way_out["center"], way_out["best"] = list(duals[:k]), bound
+
+
+def _smoothed_round(master, pricing, reps, duals, prices, w, way_out) -> bool:
+    """Wentges smoothing in exact rounds (ours, as the float search's): price every
+    root at a point between the best bound's prices and the master's duals (rounded to
+    53-bit binary fractions: only a search point), add each tree cheaper than w_r at
+    the duals (exact costs), keep the point as center when it proves a better bound.
+    Returns whether a tree was added (if not, the round prices at the duals, which
+    decides)."""
+    center = way_out["center"]
+    if center is None:
+        return False
+    k = len(master.orbits)
+    try:
+        point = [Fraction(SMOOTHING * float(c) + (1 - SMOOTHING) * float(y))
+                 for c, y in zip(center, duals[:k])]
+    except OverflowError:
+        return False
+    at = master.row_prices(point)
+    scale = price_scale(master.fabric, at)
+    closure = pricing.closure(at, scale)
+    weighted, added = Fraction(0), 0
+    for r in reps:
+        cost, parent, hops = pricing.cheapest(closure, r)
+        weighted += master.roots[r] * Fraction(cost, scale)
+        column = master.fabric.column(master.edges(r, parent, hops))
+        if sum(prices[j] * a for j, a in column.items()) < w[r]:
+            added += master.add(parent, r, hops)
+    if weighted > 0 and sum(point) / weighted < way_out["best"]:
+        way_out["center"], way_out["best"] = point, sum(point) / weighted
+    return added > 0
+
+
+def _solve_master(master, failure, basis):
+    """(the master's exact optimum, failure): :meth:`LinearProgram.solve_exact`, and in
+    the exact way out (``failure``: why the search stopped; also taken when the exact
+    end of a successful search fails) GLOP's basis checked, else the exact simplex from
+    ``basis`` (the previous master's optimal basis, still feasible: only columns were
+    added; None: the slacks, x = 0).  A failure of the way out names the bound it hit."""
+    if failure is None:
+        try:
+            return master.lp.solve_exact(), None
+        except CertificationError as exc:
+            failure = str(exc)
+    if basis is None:
+        basis = [("row", i) for i in range(len(master.lp.rows))]
+    try:
+        return master.lp.solve_exact(basis, EXACT_WAY_OUT_PIVOTS), failure
+    except CertificationError as exc:
+        bound = " (EXACT_WAY_OUT_PIVOTS)" if "pivots" in str(exc) else ""
+        raise ExactWayOutLimit(f"its exact way out failed: {exc}{bound}") from None
