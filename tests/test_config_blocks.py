@@ -15,6 +15,7 @@ from steady.network.resources import integer_parts, transfer_model
 from steady.platform import Link, Platform
 from steady.schedule import config_blocks
 from steady.schedule.collective import collective_timetable, root_shares
+from steady.schedule.effort import DEFAULT
 from steady.schedule.effort import effort
 from steady.strategies import switched_platforms
 from steady.throughput import collective_throughput
@@ -50,11 +51,14 @@ def test_the_generator_draws_the_trial_s_clusters():
 def test_seed_two_reaches_the_optimum():
     """Multi-port seed 2: the list schedule's 320/351 = 0.912 on the search's trees;
     with trees and blocks chosen together, x* itself at 64 chunks per root, and the
-    independent checker certifies the same ratio."""
+    independent checker certifies the same ratio.  (Ring steps, searched before the
+    blocks, reach x* here too: they are left out, so that the blocks are what is
+    tested.)"""
     platform = switched_cluster(2)
     result = collective_throughput(platform, "allgather")
     assert result.rate == Fraction(3, 5)
-    table, stats = collective_timetable(platform, result, 64)
+    table, stats = collective_timetable(platform, result, 64,
+                                        DEFAULT.but(collective_ring_checks=0))
     assert stats["ratio"] == 1 and stats["chunks_per_root"] <= 64
     assert stats["construction"].startswith("trees and blocks")
     assert _verified_ratio(platform, result, table) == 1
