@@ -23,22 +23,23 @@ def both(links, a, b, cost=Fraction(1)):
     links += [Link(a, b, Fraction(cost)), Link(b, a, Fraction(cost))]
 
 
-def dragonfly(ports=MULTI_PORT) -> Platform:
-    """Two groups of two routers of two hosts, routers of a group linked, one global
-    link between routers g0.r1 and g1.r0; every link of cost 1 each way."""
+def dragonfly(ports=MULTI_PORT, hosts_per_router=2) -> Platform:
+    """Two groups of two routers of two hosts (``hosts_per_router``), routers of a
+    group linked, one global link between routers g0.r1 and g1.r0; every link of cost
+    1 each way."""
     links, hosts, routers = [], [], []
     for g in range(2):
         for r in range(2):
             router = f"g{g}.r{r}"
             routers.append(router)
-            for h in range(2):
+            for h in range(hosts_per_router):
                 host = f"g{g}.r{r}.h{h}"
                 hosts.append(host)
                 both(links, host, router)
         both(links, f"g{g}.r0", f"g{g}.r1")
     both(links, "g0.r1", "g1.r0")
-    return Platform(hosts[0], links, hosts + routers, "dragonfly-8", ports=ports,
-                    switches=routers)
+    return Platform(hosts[0], links, hosts + routers, f"dragonfly-{len(hosts)}",
+                    ports=ports, switches=routers)
 
 
 def star(n=4, ports=MULTI_PORT, cost=Fraction(1)) -> Platform:
@@ -77,6 +78,26 @@ def test_the_chooser_keeps_the_ring_where_it_wins():
     _, stats = collective_timetable(platform, result, 64)
     assert stats["ratio"] == 1 and stats["construction"].startswith("ring steps")
     assert stats["chunks_per_root"] == 1
+
+
+def test_a_large_fabric_takes_a_ring_at_the_optimum_before_the_list_schedule(monkeypatch):
+    """16 hosts (RING_FIRST_COMPUTE), no construction by hand: the ring reaches x* =
+    1/15, so the chooser keeps it without building the list schedule (which would fail
+    here), and the independent verifier certifies ratio 1."""
+    from steady.schedule import collective
+
+    platform = dragonfly(hosts_per_router=4)
+    assert len(platform.compute_nodes) == collective.RING_FIRST_COMPUTE
+    result = collective_throughput(platform, "allgather")
+    assert result.rate == Fraction(1, 15)
+
+    def not_built(*args, **kwargs):
+        raise AssertionError("the list schedule was built")
+
+    monkeypatch.setattr(collective, "route_list_schedule", not_built)
+    table, stats = collective_timetable(platform, result, 64)
+    assert stats["ratio"] == 1 and stats["construction"].startswith("ring steps")
+    assert _verified(platform, result, table) == 1
 
 
 def test_the_ring_is_lock_step():

@@ -30,7 +30,8 @@ Fabrics with a construction of their own get it first: Clos phases for an allgat
 the steps above run where it stays below its bound.  Where the result is still below
 1, ring steps (:mod:`.ring_steps`: one cycle of the compute nodes whose routes run at
 once; for a broadcast, one path per source) are searched and kept only when strictly
-better.
+better; on fabrics of :data:`RING_FIRST_COMPUTE` compute nodes or more without a
+construction by hand they are searched first, for the optimum itself.
 On small fabrics (:func:`.config_blocks.applies`) whose timetable stays below
 :data:`BLOCKS_BELOW`, trees and blocks of concurrent transfers chosen together
 (:mod:`.config_blocks`) are also built, and the better certified ratio is kept.
@@ -396,6 +397,19 @@ BLOCKS_BELOW = Fraction(99, 100)
 #: schedule did better on every fabric measured (benchmarks/sweep43.md, "ratio43").
 RING_ABOVE = Fraction(1, 2)
 
+#: Fabrics of at least this many compute nodes and no construction by hand search ring
+#: steps and source paths *first*, for the optimum itself (rates above
+#: RING_FIRST_WITHIN·x*, kept only at x*): there the list schedule takes minutes
+#: (24 hosts: about 2 CPU minutes), the search a second; below it the list schedule
+#: takes seconds, and its timetables (shallower trees: less warm-up over a finite
+#: horizon) stay first.
+RING_FIRST_COMPUTE = 16
+RING_FIRST_WITHIN = Fraction(999, 1000)
+
+_RING_BUILDS = (
+    (ring_timetable, "ring steps: every root's chunks round one cycle in lock-step"),
+    (path_timetable, "source paths: every source's chunk along its own path"))
+
 #: The best chunk counts of :func:`chunk_counts` whose weights are also spread (a MILP
 #: each): the others are tried as found.
 SPREAD_COUNTS = 3
@@ -440,6 +454,20 @@ def collective_timetable(platform, result, max_messages: int,
                 and nic_cap(platform, result) == table.rate(roots):
             best = best[:2] + (best[0],) + best[3:]   # proved: no timetable does better
             proved = True
+    if best is None and effort.collective_ring_checks \
+            and len(platform.compute_nodes) >= RING_FIRST_COMPUTE:
+        # a large fabric with no construction by hand: where a ring (or one path per
+        # source) reaches the optimum itself, nothing beats it and the list schedule's
+        # minutes are saved; the search asks for rates within RING_FIRST_WITHIN of x*
+        # and keeps only x* exactly
+        for build, name in _RING_BUILDS:
+            built = build(platform, result, most, RING_FIRST_WITHIN * result.rate,
+                          effort.collective_ring_checks)
+            if built is not None and built[0].rate(roots) == result.rate:
+                table, k = built
+                best = (Fraction(1), k, Fraction(1), table)
+                construction = name
+                break
     if best is None or best[0] < best[2]:
         fams = families(platform, result, effort.collective_pricing,
                         effort.collective_neighbours)
@@ -460,9 +488,7 @@ def collective_timetable(platform, result, max_messages: int,
         # a broadcast's sources: a path each (a fat tree's edges); searches of route
         # checks, only for what would beat what is built, kept only when it does
         floor = max(RING_ABOVE, best[0])
-        for build, name in (
-                (ring_timetable, "ring steps: every root's chunks round one cycle in lock-step"),
-                (path_timetable, "source paths: every source's chunk along its own path")):
+        for build, name in _RING_BUILDS:
             built = build(platform, result, most, floor * result.rate,
                           effort.collective_ring_checks)
             if built is not None:
