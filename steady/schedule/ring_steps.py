@@ -156,22 +156,19 @@ def ring_search(platform, routes: dict, beat: Fraction | None = None,
     return None
 
 
-def _strongly_connected(nodes, following) -> bool:
-    """Every node reaches nodes[0] and is reached from it over the ``following`` hops."""
+def _preceding(nodes, following) -> dict:
+    """{b: [a, ...]}: the ``following`` hops read backwards."""
     preceding: dict = {v: [] for v in nodes}
     for a in nodes:
         for b in following[a]:
             preceding[b].append(a)
-    for step in (following, preceding):
-        seen, stack = {nodes[0]}, [nodes[0]]
-        while stack:
-            for v in step[stack.pop()]:
-                if v not in seen:
-                    seen.add(v)
-                    stack.append(v)
-        if len(seen) < len(nodes):
-            return False
-    return True
+    return preceding
+
+
+def _strongly_connected(nodes, following) -> bool:
+    """Every node reaches nodes[0] and is reached from it over the ``following`` hops."""
+    return (_reaches_all(nodes[0], nodes, following)
+            and _reaches_all(nodes[0], nodes, _preceding(nodes, following)))
 
 
 def _cycle(nodes, following, holds, budget):
@@ -183,10 +180,7 @@ def _cycle(nodes, following, holds, budget):
     partial ring failing it is dropped)."""
     n = len(nodes)
     start = nodes[0]
-    preceding: dict = {v: [] for v in nodes}
-    for a in nodes:
-        for b in following[a]:
-            preceding[b].append(a)
+    preceding = _preceding(nodes, following)
     used: dict = {}
     order = [start]
     seen = {start}
