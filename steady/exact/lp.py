@@ -194,8 +194,9 @@ class LinearProgram:
         try:
             xq, yq, basis, pivots = exact_simplex(self, start, max_pivots)
         except (SimplexLimit, ZeroDivisionError) as exc:
+            # the cause kept: a caller names its bound on a PivotLimit
             raise CertificationError(f"the exact simplex failed: {exc or 'singular start'}") \
-                from None
+                from exc
         x, y = [_fraction(v) for v in xq], [_fraction(v) for v in yq]
         self._verify(x, y)
         value = sum((self.objective[j] * x[j] for j in self.objective), Fraction(0))

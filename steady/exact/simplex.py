@@ -23,7 +23,12 @@ DEGENERATE_STREAK = 20
 
 
 class SimplexLimit(RuntimeError):
-    """The exact simplex stopped at its pivot bound, or its start was not feasible."""
+    """The exact simplex stopped: its start was not a feasible basis, the program is
+    unbounded, or (:class:`PivotLimit`) its pivot bound was reached."""
+
+
+class PivotLimit(SimplexLimit):
+    """The exact simplex reached its pivot bound without an optimum."""
 
 
 def _q(a) -> "flint.fmpq":
@@ -33,7 +38,7 @@ def _q(a) -> "flint.fmpq":
 def exact_simplex(lp, basis, max_pivots: int):
     """(x, y, basis, pivots) of an optimal vertex of ``lp`` reached from the primal
     feasible ``basis`` in ``pivots`` <= ``max_pivots`` pivots (x and y as FLINT
-    rationals).  Raises SimplexLimit beyond the bound or when
+    rationals).  Raises PivotLimit beyond the bound, SimplexLimit when
     ``basis`` is not a feasible basis, ZeroDivisionError when it is singular."""
     m, n = len(lp.rows), len(lp.names)
     zero, one = flint.fmpq(0), flint.fmpq(1)
@@ -120,4 +125,4 @@ def exact_simplex(lp, basis, max_pivots: int):
         row = flint.fmpq_mat(1, m, [inverse[leave, j] for j in range(m)])
         inverse = inverse - eta * row
         xb = xb - eta * flint.fmpq_mat(1, 1, [xb[leave, 0]])
-    raise SimplexLimit(f"no optimum within {max_pivots} pivots")
+    raise PivotLimit(f"no optimum within {max_pivots} pivots")

@@ -25,6 +25,7 @@ from fractions import Fraction
 
 from ..exact.arborescence import minimum_arborescence, peeled_trees, shortest_path_tree
 from ..exact.lp import EQ, LE, CertificationError, LinearProgram
+from ..exact.simplex import PivotLimit
 from ..network.rows import ROW_PREFIX, arc_link_weights, shared_links, tree_link_usage
 from .fabric import IN, OUT, Fabric, price_scale
 from .ports import cheapest_tree
@@ -621,5 +622,5 @@ def _solve_master(master, failure, basis):
     try:
         return master.lp.solve_exact(basis, EXACT_WAY_OUT_PIVOTS), failure
     except CertificationError as exc:
-        bound = " (EXACT_WAY_OUT_PIVOTS)" if "pivots" in str(exc) else ""
+        bound = " (EXACT_WAY_OUT_PIVOTS)" if isinstance(exc.__cause__, PivotLimit) else ""
         raise ExactWayOutLimit(f"its exact way out failed: {exc}{bound}") from None
