@@ -15,6 +15,7 @@ import subprocess
 import sys
 import threading
 import textwrap
+import time
 
 import pytest
 
@@ -59,8 +60,37 @@ def random_lp(n=2500, k=60, seed=1):
     return solver
 
 
+def solver_threads() -> int:
+    """How many of this process's threads are a solve of :func:`interrupts.solve`
+    (named ``steady:KIND``; Linux's /proc), or -1 without /proc."""
+    if not os.path.isdir("/proc/self/task"):
+        return -1
+    count = 0
+    for task in os.listdir("/proc/self/task"):
+        try:
+            with open(f"/proc/self/task/{task}/comm") as comm:
+                count += comm.read().startswith("steady:")
+        except OSError:   # the thread ended meanwhile
+            pass
+    return count
+
+
 def signal_soon(number=signal.SIGINT, after=0.3):
-    timer = threading.Timer(after, os.kill, (os.getpid(), number))
+    """Send ``number`` to this process ``after`` seconds after the solve has started
+    (its thread is there), so that the signal lands inside the solve however loaded
+    the machine is (a timer from the call alone could fire before the solve started
+    under load, and the solve then ran to its bound)."""
+    def send():
+        if solver_threads() >= 0:
+            end = time.monotonic() + 120
+            while not solver_threads():
+                if time.monotonic() > end:   # no solve came: no stray signal later
+                    return
+                time.sleep(0.005)
+        time.sleep(after)
+        os.kill(os.getpid(), number)
+
+    timer = threading.Thread(target=send, daemon=True)
     timer.start()
     return timer
 
