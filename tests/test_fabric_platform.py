@@ -144,10 +144,19 @@ def test_cli_refusals(capsys, argv, says):
     assert code == 2 and says in err and err.count("\n") == 1 and not out
 
 
-def test_cli_schedule_of_a_fabric_asks_for_max_messages(capsys):
+def test_cli_schedule_of_a_fabric_defaults_to_64_chunks(capsys, tmp_path):
     """A fabric's schedule is a collective's timetable of at most M chunks per root
-    (no exact periodic schedule of a fabric is written): without --max-messages, one
-    line that names the option."""
+    (no exact periodic schedule of a fabric is written): without --max-messages, M is
+    64 (MSCCL's steps per threadblock), and the sheet says it is the default."""
+    path = tmp_path / "s.json"
+    code, out, err = _run(capsys, "schedule", str(SAMPLES / "collectives" / "mi250-1.json"),
+                          "-o", str(path), "--json")
+    assert code == 0, err
+    doc = json.loads(out)
+    assert 1 <= doc["chunks_per_root"] <= 64 and doc["verified"] is True
+    assert path.exists()
+    code, out, err = _run(capsys, "schedule", str(SAMPLES / "collectives" / "mi250-1.json"),
+                          "--max-messages", "65")
+    assert code == 0 and "at most 65)" in out
     code, out, err = _run(capsys, "schedule", str(SAMPLES / "collectives" / "mi250-1.json"))
-    assert code == 2 and not out and err.count("\n") == 1
-    assert "--max-messages" in err and "chunks per root" in err
+    assert code == 0 and "at most 64, the default)" in out

@@ -104,11 +104,15 @@ def _refuse(args, flags) -> None:
                              "per period)")
 
 
+#: Chunks per root per period of a collective's timetable when ``--max-messages`` is not
+#: given: the issue's bound, and what fits MSCCL's 64 steps per threadblock (a
+#: collective has no exact periodic schedule to write instead, as a broadcast has).
+DEFAULT_CHUNKS = 64
+
+
 def _most(args) -> int:
     if args.max_messages is None:
-        raise InputError("<command line>", "--max-messages", "a collective's schedule is "
-                         "a timetable of at most M chunks per root per period: give "
-                         "--max-messages M (64 fits MSCCL's threadblocks)")
+        return DEFAULT_CHUNKS
     return options.check_integer(str(args.max_messages).strip(), "--max-messages", 1,
                                  options.MAX_MESSAGES)
 
@@ -202,7 +206,8 @@ def _rows(platform, origin, result, schedule, report, stats, summary, args) -> l
             ("ratio", f"{ratio_text(report.ratio)}, certified"),
             ("period", number(schedule.period, IN_JSON)),
             ("chunks/root", f"{stats['chunks_per_root']} per period (at most "
-                            f"{args.max_messages})"),
+                            f"{_most(args)}"
+                            + (", the default" if args.max_messages is None else "") + ")"),
             ("algbw", per_time_unit(field['algorithmic_bandwidth'], "unit", IN_JSON)),
             ("busbw", per_time_unit(field['bus_bandwidth'], "unit", IN_JSON)
                       + f" ({_BUS_WORDS[result.kind]})")]
