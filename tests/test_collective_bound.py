@@ -6,6 +6,7 @@ from __future__ import annotations
 import itertools
 from fractions import Fraction
 
+import pytest
 from hypothesis import HealthCheck, assume, given, settings, strategies as st
 
 from helpers import examples
@@ -93,23 +94,37 @@ def test_the_seed_one_cluster_cannot_reach_the_target():
     assert stats["ratio"] <= Fraction(738, 777)
 
 
-def test_a_fractional_oversubscription_caps_the_ratio():
-    """fat_tree_platform(4, oversubscription=3/2): slow routes hold 2/3 of their host
-    links, so each of an edge switch's two host downlinks has a majority row; in a real
-    timetable the two rows add up to at least 14m·3/25 + 16m·2/25 (proofs/collectives.md
-    §9) and the ratio is at most 30/37."""
-    platform = fat_tree_platform(4, oversubscription=Fraction(3, 2))
+def fractional_cap(k: int, o: Fraction) -> Fraction:
+    """proofs/collectives.md §9: on fat_tree_platform(k, oversubscription=o), 1 < o < 2,
+    every allgather timetable's ratio is at most H(N-1) / ((N-H)(o-1) + H(N-1)), H = k/2
+    hosts per edge switch, N = k³/4 hosts."""
+    h, n = k // 2, k ** 3 // 4
+    return Fraction(h * (n - 1)) / ((n - h) * (o - 1) + h * (n - 1))
+
+
+@pytest.mark.parametrize("o", [Fraction(3, 2), Fraction(5, 4)])
+def test_a_fractional_oversubscription_caps_the_ratio(o):
+    """fat_tree_platform(4, oversubscription=o), 1 < o < 2: slow routes hold 1/o > 1/2
+    of their host links, so each of an edge switch's host downlinks has a majority row;
+    in a real timetable the rows of an edge switch's H downlinks add up to at least
+    ((N-H)·o + H(N-1) - (N-H))·m/B (proofs/collectives.md §9), and the ratio is at most
+    :func:`fractional_cap` (30/37 at o = 3/2)."""
+    platform = fat_tree_platform(4, oversubscription=o)
     result = collective_throughput(platform, "allgather")
-    assert result.rate == Fraction(5, 6)
+    bandwidth, n, h = Fraction(25, 2), 16, 2
+    assert result.rate == bandwidth / (n - 1)   # the host links' cut
     table, stats = collective_timetable(platform, result, 8, effort("fast"))
     m = stats["chunks_per_root"]
     rows = whole_hold_rows(*whole_holds(transfer_model(platform), table.route_counts))
+    least = ((n - h) * o + h * (n - 1) - (n - h)) * m / bandwidth
     for p in range(4):
         for e in range(2):
-            down = [("arc", (f"p{p}.edge{e}", f"p{p}.e{e}.h{j}")) for j in range(2)]
-            assert sum(rows[(l, MAJORITY)] for l in down) >= Fraction(74, 25) * m
+            down = [("arc", (f"p{p}.edge{e}", f"p{p}.e{e}.h{j}")) for j in range(h)]
+            assert sum(rows[(l, MAJORITY)] for l in down) >= least
             assert all(table.period >= rows[(l, MAJORITY)] * table.unit for l in down)
-    assert stats["ratio"] <= Fraction(30, 37)
+    assert stats["ratio"] <= fractional_cap(4, o)
+    assert fractional_cap(4, Fraction(3, 2)) == Fraction(30, 37)
+    assert fractional_cap(6, Fraction(3, 2)) == Fraction(106, 123)   # 0.862 < 0.99
 
 
 def test_the_rows_of_a_route_by_hand():
