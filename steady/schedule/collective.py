@@ -51,6 +51,7 @@ import math
 from fractions import Fraction
 
 from ..interrupts import solve_linear
+from ..network.collective_bound import majority_cap
 from ..network.resources import (alternative_routes, transfer_model, whole_hold_bound,
                                  whole_hold_rows, whole_holds)
 from .effort import DEFAULT, effort as effort_of
@@ -454,18 +455,26 @@ def collective_timetable(platform, result, max_messages: int,
                 and nic_cap(platform, result) == table.rate(roots):
             best = best[:2] + (best[0],) + best[3:]   # proved: no timetable does better
             proved = True
+    cap = None
+    if not proved and (best is None or best[0] < 1):
+        cap = ratio_cap(platform, result)
+        if cap is not None and best is not None and best[0] >= cap:   # pragma: no cover
+            best = best[:2] + (best[0],) + best[3:]   # no construction by hand is capped
+            proved = True                              # so far
+    goal = result.rate if cap is None else cap * result.rate
     if best is None and effort.collective_ring_checks \
             and len(platform.compute_nodes) >= RING_FIRST_COMPUTE:
         # a large fabric with no construction by hand: where a ring (or one path per
-        # source) reaches the optimum itself, nothing beats it and the list schedule's
-        # minutes are saved; the search asks for rates within RING_FIRST_WITHIN of x*
-        # and keeps only x* exactly
+        # source) reaches the optimum itself (or the cap), nothing beats it and the list
+        # schedule's minutes are saved; the search asks for rates within
+        # RING_FIRST_WITHIN of it and keeps only that rate exactly
         for build, name in _RING_BUILDS:
-            built = build(platform, result, most, RING_FIRST_WITHIN * result.rate,
+            built = build(platform, result, most, RING_FIRST_WITHIN * goal,
                           effort.collective_ring_checks)
-            if built is not None and built[0].rate(roots) == result.rate:
+            if built is not None and built[0].rate(roots) == goal:
                 table, k = built
-                best = (Fraction(1), k, Fraction(1), table)
+                # at the cap its bound is the cap: no list schedule is tried
+                best = (goal / result.rate, k, goal / result.rate, table)
                 construction = name
                 break
     if best is None or best[0] < best[2]:
@@ -483,6 +492,8 @@ def collective_timetable(platform, result, max_messages: int,
             if best is None or ratio > best[0]:
                 best = (ratio, k, bound, table)
                 construction = "integer rooted trees, route rounds and list schedule"
+    if cap is not None and best[0] >= cap:
+        proved = True   # at the cap: no timetable does better
     if not proved and effort.collective_ring_checks and best[0] < 1:
         # every compute node's links the cut (a dragonfly): one ring, lock-step steps;
         # a broadcast's sources: a path each (a fat tree's edges); searches of route
@@ -496,6 +507,7 @@ def collective_timetable(platform, result, max_messages: int,
                 best = (table.rate(roots) / result.rate, k, Fraction(1), table)
                 construction = name
                 break
+        proved = cap is not None and best[0] >= cap
     if effort.collective_blocks and best[0] < BLOCKS_BELOW and not proved:
         # small fabrics: trees chosen together with the sets of transfers that run
         # at once (the search's trees can need more than any such sequence gives);
@@ -513,13 +525,26 @@ def collective_timetable(platform, result, max_messages: int,
         raise AssertionError("postcondition: a period below a whole-hold row")
     if table.rate(roots) > result.rate:   # pragma: no cover - the certificate forbids it
         raise AssertionError("postcondition: a timetable beats the certified optimum")
+    if cap is not None and ratio > cap:   # pragma: no cover - proofs/collectives.md §15
+        raise AssertionError("postcondition: a timetable beats its majority cap")
     stats = {"chunks_per_root": k * max(shares.values()), "trees": len(table.trees),
              "transfers": sum(len(rs) for rs in table.runs.values()),
-             "ratio": ratio, "bound": bound,
+             "ratio": ratio, "bound": bound, "cap": cap,
              "construction": construction}
     return table, stats
 
 
+
+
+def ratio_cap(platform, result) -> Fraction | None:
+    """The ratio to x* that no timetable under the resource rule beats, when the
+    optimum's certificate, its prices moved onto majority rows
+    (:func:`steady.network.collective_bound.majority_cap`, proofs/collectives.md §15),
+    proves one below 1; else None."""
+    found = majority_cap(platform, result.roots, result.certificate.prices)
+    if found is None or found.bound >= result.rate:
+        return None
+    return found.bound / result.rate
 
 
 def _distinct_rows(fams, loads_only: bool = False) -> list[tuple]:
