@@ -455,28 +455,26 @@ def collective_timetable(platform, result, max_messages: int,
                 and nic_cap(platform, result) == table.rate(roots):
             best = best[:2] + (best[0],) + best[3:]   # proved: no timetable does better
             proved = True
-    cap = None
+    if best is None and effort.collective_ring_checks \
+            and len(platform.compute_nodes) >= RING_FIRST_COMPUTE:
+        # a large fabric with no construction by hand: where a ring (or one path per
+        # source) reaches the optimum itself, nothing beats it and the list schedule's
+        # minutes are saved; the search asks for rates within RING_FIRST_WITHIN of x*
+        # and keeps only x* exactly
+        for build, name in _RING_BUILDS:
+            built = build(platform, result, most, RING_FIRST_WITHIN * result.rate,
+                          effort.collective_ring_checks)
+            if built is not None and built[0].rate(roots) == result.rate:
+                table, k = built
+                best = (Fraction(1), k, Fraction(1), table)
+                construction = name
+                break
+    cap = None   # the ratio no timetable beats, when majority rows prove one below 1
     if not proved and (best is None or best[0] < 1):
         cap = ratio_cap(platform, result)
         if cap is not None and best is not None and best[0] >= cap:   # pragma: no cover
             best = best[:2] + (best[0],) + best[3:]   # no construction by hand is capped
             proved = True                              # so far
-    goal = result.rate if cap is None else cap * result.rate
-    if best is None and effort.collective_ring_checks \
-            and len(platform.compute_nodes) >= RING_FIRST_COMPUTE:
-        # a large fabric with no construction by hand: where a ring (or one path per
-        # source) reaches the optimum itself (or the cap), nothing beats it and the list
-        # schedule's minutes are saved; the search asks for rates within
-        # RING_FIRST_WITHIN of it and keeps only that rate exactly
-        for build, name in _RING_BUILDS:
-            built = build(platform, result, most, RING_FIRST_WITHIN * goal,
-                          effort.collective_ring_checks)
-            if built is not None and built[0].rate(roots) == goal:
-                table, k = built
-                # at the cap its bound is the cap: no list schedule is tried
-                best = (goal / result.rate, k, goal / result.rate, table)
-                construction = name
-                break
     if best is None or best[0] < best[2]:
         fams = families(platform, result, effort.collective_pricing,
                         effort.collective_neighbours)
