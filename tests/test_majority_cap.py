@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from fractions import Fraction
 
+import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from helpers import examples, run
@@ -46,6 +47,16 @@ def test_the_limiter_triangle_is_capped_at_five_sixths():
     assert found.bound == F(1, 36)
     assert set(found.prices) == {(("link", "L"), "more than half")}
     assert ratio_cap(p, result) == F(5, 6)
+
+
+@pytest.mark.parametrize("kind, optimum", [("reduce-scatter", F(1, 30)),
+                                           ("allreduce", F(1, 60))])
+def test_the_reductions_are_capped_alike(kind, optimum):
+    # the same 6 transfers per chunk (12 for an allreduce: in-trees, then out-trees)
+    p = limiter_triangle()
+    result = collective_throughput(p, kind)
+    assert result.rate == optimum
+    assert majority_cap(p, result.roots, result.certificate.prices).bound == optimum * F(5, 6)
 
 
 def test_the_chooser_stops_at_the_cap_and_says_so():
