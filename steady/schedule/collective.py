@@ -32,6 +32,10 @@ the steps above run where it stays below its bound.  Where the result is still b
 once; for a broadcast, one path per source) are searched and kept only when strictly
 better; on fabrics of :data:`RING_FIRST_COMPUTE` compute nodes or more without a
 construction by hand they are searched first, for the optimum itself.
+Where the timetable built stays below 1, :func:`ratio_cap` asks whether the optimum's
+certificate, its prices moved onto majority rows, proves a cap below 1 (a one-port
+SimGrid cluster whose transfers hold 5/6 of shared limiters: 5/6; proofs/collectives.md
+§15): a timetable at the cap ends the search.
 On small fabrics (:func:`.config_blocks.applies`) whose timetable stays below
 :data:`BLOCKS_BELOW`, trees and blocks of concurrent transfers chosen together
 (:mod:`.config_blocks`) are also built, and the better certified ratio is kept.
