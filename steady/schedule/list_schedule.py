@@ -830,6 +830,8 @@ def greedy_routes(used: dict, cost: dict, parts: dict, capacity: dict, key=busie
     score = {res: w // capacity[res] + boost.get(res, 0) for res, w in work.items()}
     clock = PortClock(parts, capacity, ports=False)
     in_use = clock.in_use
+    for res in capacity:   # every resource's use, 0 at first: read by subscript below
+        in_use.setdefault(res, 0)
     # room for one more transfer on a route: every resource's use at most its
     # capacity minus the route's part (the test of PortClock.full, inlined: it is the
     # list schedule's innermost loop)
@@ -838,7 +840,7 @@ def greedy_routes(used: dict, cost: dict, parts: dict, capacity: dict, key=busie
 
     def full(route) -> bool:
         for res, limit in limits[route]:
-            if in_use.get(res, 0) > limit:
+            if in_use[res] > limit:
                 return True
         return False
 
@@ -848,9 +850,11 @@ def greedy_routes(used: dict, cost: dict, parts: dict, capacity: dict, key=busie
     fresh = sorted(used)
     while pending:
         t, ended = clock.advance()
-        if ended:
-            fresh = {r for _, _, route in ended for res, _ in parts[route]
-                     for r in through[res] if left[r]}
+        if ended:   # the routes through a resource freed now (any order: sorted below)
+            fresh = set()
+            for _, _, route in ended:
+                for res, _ in parts[route]:
+                    fresh.update(through[res])
         candidates = []
         for route in fresh:
             if not left[route] or full(route):
