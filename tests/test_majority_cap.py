@@ -23,12 +23,14 @@ from steady.verify import verify
 F = Fraction
 
 
-def limiter_triangle(slow: str | None = None) -> Platform:
+def limiter_triangle(slow: str | None = None, fast: str | None = None) -> Platform:
     """Three nodes, every arc of cost 6 over one shared link ``L`` of cost 5 (a SimGrid
     limiter under faster host links): each transfer holds 5/6 of L.  With ``slow``, the
-    arc a -> ``slow`` costs 10 instead: it holds only 1/2 of L."""
+    arc a -> ``slow`` costs 10 instead: it holds only 1/2 of L; with ``fast``, the arc
+    a -> ``fast`` costs 5: it holds L whole."""
     nodes = ["a", "b", "c"]
-    links = [{"from": u, "to": v, "cost": "10" if (u, v) == ("a", slow) else "6"}
+    special = {("a", slow): "10", ("a", fast): "5"}
+    links = [{"from": u, "to": v, "cost": special.get((u, v), "6")}
              for u in nodes for v in nodes if u != v]
     return Platform.from_dict({
         "format": "steady-platform", "version": 1, "source": "a", "links": links,
@@ -79,6 +81,22 @@ def test_schedule_reports_the_cap(capsys, tmp_path):
     code, out, _ = run(capsys, "schedule", path, "--collective", "allgather",
                        "--max-messages", "4")
     assert code == 0 and "no timetable beats 0.833333 (exactly 5/6)" in out
+
+
+def test_whole_holders_beside_majority_holders():
+    # a -> b (cost 5) holds L whole, the other arcs 5/6 of it: still one transfer at a
+    # time on L. x* = 1/30 (6 transfers per chunk, load 5 each); one at a time, at best
+    # two of them over a -> b (a's chunk and c's, c -> a -> b): 2·5 + 4·6 = 34, so the
+    # cap is 1/34 = (15/17)·x*, and the chooser's timetable reaches it
+    p = limiter_triangle(fast="b")
+    result = collective_throughput(p, "allgather")
+    assert result.rate == F(1, 30)
+    found = majority_cap(p, result.roots, result.certificate.prices)
+    assert found.bound == F(1, 34)
+    assert set(found.prices) == {(("link", "L"), "more than half")}
+    schedule, stats = collective_schedule(p, result, 4)
+    assert stats["cap"] == F(15, 17) == stats["ratio"]
+    assert verify(p, schedule).ratio == F(15, 17)
 
 
 def test_a_link_held_by_half_keeps_its_load_row():

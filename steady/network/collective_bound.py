@@ -127,9 +127,9 @@ def whole_hold_rate_bound(platform, roots: dict) -> WholeHoldBound | None:
 def majority_cap(platform, roots: dict, prices: dict,
                  most: int = MAX_ROUTES) -> WholeHoldBound | None:
     """The bound proved by the optimum's certificate ``prices`` {resource: y >= 0} with
-    the price of every resource R that every route holding it holds by more than half
-    moved onto R's majority row, times the largest part a route holds of R (ours;
-    proofs/collectives.md §15): every route's price is then at least what the
+    the price of every resource R that every route holding it holds by more than half,
+    some in part, moved onto R's majority row, times the largest part a route holds of
+    R (ours; proofs/collectives.md §15): every route's price is then at least what the
     certificate gave it, and any prices prove a bound (:func:`proved_bound`).  None
     when no priced resource is such, beyond ``most`` routes, or when a tree is free.
     The bound is at most the certificate's x*; below it where those majority holders
@@ -143,15 +143,18 @@ def majority_cap(platform, roots: dict, prices: dict,
     model = transfer_model(platform)
     largest: dict = {}
     minority: set = set()
+    in_part: set = set()   # held in part (not whole) by some route: a majority row
     for route in routes:
         for res, part in model.holds(route)[1]:
             if res in priced:
                 largest[res] = max(largest.get(res, Fraction(0)), part)
                 if 2 * part <= 1:
                     minority.add(res)
+                elif part < 1:
+                    in_part.add(res)
     rows: dict = {}
     for res, y in priced.items():
-        if res in largest and res not in minority and largest[res] < 1:
+        if res in in_part and res not in minority:
             row, y = (res, MAJORITY), y * largest[res]
         else:
             row = (res, res)
