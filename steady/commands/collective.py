@@ -183,6 +183,8 @@ def _summary(platform, origin, result, schedule, report, stats, text, output, si
            **{k: format_exact(v) for k, v in units(rate, result).items()},
            "file_bytes": len(text.encode()), "file": output, "verified": True,
            "construction": stats["construction"]}
+    if stats.get("cap") is not None:   # no timetable's ratio beats it (majority rows)
+        doc["ratio_cap"] = format_exact(stats["cap"])
     if size is not None:
         doc["size"] = format_exact(size)
         doc["time"] = format_exact(Fraction(size) / units(rate, result)["algorithmic_bandwidth"])
@@ -203,7 +205,10 @@ def _rows(platform, origin, result, schedule, report, stats, summary, args) -> l
             ("rate per root", per_time_unit(rate, "unit", IN_JSON)),
             ("optimum x*", f"{number(report.bound, IN_JSON)} (certified: prices and "
                            "Edmonds' families per root)"),
-            ("ratio", f"{ratio_text(report.ratio)}, certified"),
+            ("ratio", f"{ratio_text(report.ratio)}, certified"
+                      + ("" if stats.get("cap") is None else
+                         f"; no timetable beats {ratio_text(stats['cap'])} (the "
+                         "certificate's prices on majority rows)")),
             ("period", number(schedule.period, IN_JSON)),
             ("chunks/root", f"{stats['chunks_per_root']} per period (at most "
                             f"{_most(args)}"

@@ -18,6 +18,11 @@ per unit share satisfies x · sum_r ρ_r m_r <= sum_i y_i (weak duality, as the
 certificate of proofs/collectives.md §2).  Any prices give a valid bound; good ones a
 tight one.  Routes are enumerated (every simple path through switches), so the bound is
 for small fabrics (:data:`MAX_ROUTES`).
+
+:func:`majority_cap` needs no search: it moves the optimum's own certificate prices
+onto the majority rows of the resources that every route holds by more than half
+(proofs/collectives.md §15): a one-port SimGrid dragonfly whose host links (125 MBps)
+run under 150 MBps limiters is capped at 5/6 of x* that way.
 """
 
 from __future__ import annotations
@@ -27,7 +32,7 @@ from fractions import Fraction
 
 from ..exact.arborescence import minimum_arborescence
 from ..exact.floatlp import FloatLP, FloatSearchFailed
-from .resources import transfer_model, whole_holds
+from .resources import MAJORITY, transfer_model, whole_holds
 
 #: Routes enumerated at most (simple paths between compute nodes through switches);
 #: beyond, no bound is given.
@@ -117,6 +122,47 @@ def whole_hold_rate_bound(platform, roots: dict) -> WholeHoldBound | None:
     prices = {row: p for row, y in floats.items()
               if (p := max(Fraction(0), Fraction(y).limit_denominator(DENOMINATOR)))}
     return proved_bound(compute, roots, routes, coef, prices)
+
+
+def majority_cap(platform, roots: dict, prices: dict,
+                 most: int = MAX_ROUTES) -> WholeHoldBound | None:
+    """The bound proved by the optimum's certificate ``prices`` {resource: y >= 0} with
+    the price of every resource R that every route holding it holds by more than half,
+    some in part, moved onto R's majority row, times the largest part a route holds of
+    R (ours; proofs/collectives.md §15): every route's price is then at least what the
+    certificate gave it, and any prices prove a bound (:func:`proved_bound`).  None
+    when no priced resource is such, beyond ``most`` routes, or when a tree is free.
+    The bound is at most the certificate's x*; below it where those majority holders
+    run one at a time for longer than their load (parts < 1)."""
+    priced = {res: Fraction(y) for res, y in prices.items() if y > 0}
+    if not any(res[0] in ("arc", "link") for res in priced):
+        return None   # ports only: held whole, their load row is already their time
+    routes = simple_routes(platform, most)
+    if routes is None:
+        return None
+    model = transfer_model(platform)
+    largest: dict = {}
+    minority: set = set()
+    in_part: set = set()   # held in part (not whole) by some route: a majority row
+    for route in routes:
+        for res, part in model.holds(route)[1]:
+            if res in priced:
+                largest[res] = max(largest.get(res, Fraction(0)), part)
+                if 2 * part <= 1:
+                    minority.add(res)
+                elif part < 1:
+                    in_part.add(res)
+    rows: dict = {}
+    for res, y in priced.items():
+        if res in in_part and res not in minority:
+            row, y = (res, MAJORITY), y * largest[res]
+        else:
+            row = (res, res)
+        rows[row] = rows.get(row, Fraction(0)) + y
+    if not any(row[1] == MAJORITY for row in rows):
+        return None
+    return proved_bound(list(platform.compute_nodes), roots, routes,
+                        route_rows(model, routes), rows)
 
 
 def proved_bound(compute, roots, routes, coef, prices) -> WholeHoldBound | None:

@@ -32,6 +32,10 @@ the steps above run where it stays below its bound.  Where the result is still b
 once; for a broadcast, one path per source) are searched and kept only when strictly
 better; on fabrics of :data:`RING_FIRST_COMPUTE` compute nodes or more without a
 construction by hand they are searched first, for the optimum itself.
+Where the timetable built stays below 1, :func:`ratio_cap` asks whether the optimum's
+certificate, its prices moved onto majority rows, proves a cap below 1 (a one-port
+SimGrid cluster whose transfers hold 5/6 of shared limiters: 5/6; proofs/collectives.md
+§15): a timetable at the cap ends the search.
 On small fabrics (:func:`.config_blocks.applies`) whose timetable stays below
 :data:`BLOCKS_BELOW`, trees and blocks of concurrent transfers chosen together
 (:mod:`.config_blocks`) are also built, and the better certified ratio is kept.
@@ -51,6 +55,7 @@ import math
 from fractions import Fraction
 
 from ..interrupts import solve_linear
+from ..network.collective_bound import majority_cap
 from ..network.resources import (alternative_routes, transfer_model, whole_hold_bound,
                                  whole_hold_rows, whole_holds)
 from .effort import DEFAULT, effort as effort_of
@@ -468,6 +473,12 @@ def collective_timetable(platform, result, max_messages: int,
                 best = (Fraction(1), k, Fraction(1), table)
                 construction = name
                 break
+    cap = None   # the ratio no timetable beats, when majority rows prove one below 1
+    if not proved and (best is None or best[0] < 1):
+        cap = ratio_cap(platform, result)
+        if cap is not None and best is not None and best[0] >= cap:   # pragma: no cover
+            best = best[:2] + (best[0],) + best[3:]   # no construction by hand is capped
+            proved = True                              # so far
     if best is None or best[0] < best[2]:
         fams = families(platform, result, effort.collective_pricing,
                         effort.collective_neighbours)
@@ -483,6 +494,8 @@ def collective_timetable(platform, result, max_messages: int,
             if best is None or ratio > best[0]:
                 best = (ratio, k, bound, table)
                 construction = "integer rooted trees, route rounds and list schedule"
+    if cap is not None and best[0] >= cap:
+        proved = True   # at the cap: no timetable does better
     if not proved and effort.collective_ring_checks and best[0] < 1:
         # every compute node's links the cut (a dragonfly): one ring, lock-step steps;
         # a broadcast's sources: a path each (a fat tree's edges); searches of route
@@ -496,6 +509,7 @@ def collective_timetable(platform, result, max_messages: int,
                 best = (table.rate(roots) / result.rate, k, Fraction(1), table)
                 construction = name
                 break
+        proved = cap is not None and best[0] >= cap
     if effort.collective_blocks and best[0] < BLOCKS_BELOW and not proved:
         # small fabrics: trees chosen together with the sets of transfers that run
         # at once (the search's trees can need more than any such sequence gives);
@@ -513,13 +527,26 @@ def collective_timetable(platform, result, max_messages: int,
         raise AssertionError("postcondition: a period below a whole-hold row")
     if table.rate(roots) > result.rate:   # pragma: no cover - the certificate forbids it
         raise AssertionError("postcondition: a timetable beats the certified optimum")
+    if cap is not None and ratio > cap:   # pragma: no cover - proofs/collectives.md §15
+        raise AssertionError("postcondition: a timetable beats its majority cap")
     stats = {"chunks_per_root": k * max(shares.values()), "trees": len(table.trees),
              "transfers": sum(len(rs) for rs in table.runs.values()),
-             "ratio": ratio, "bound": bound,
+             "ratio": ratio, "bound": bound, "cap": cap,
              "construction": construction}
     return table, stats
 
 
+
+
+def ratio_cap(platform, result) -> Fraction | None:
+    """The ratio to x* that no timetable under the resource rule beats, when the
+    optimum's certificate, its prices moved onto majority rows
+    (:func:`steady.network.collective_bound.majority_cap`, proofs/collectives.md §15),
+    proves one below 1; else None."""
+    found = majority_cap(platform, result.roots, result.certificate.prices)
+    if found is None or found.bound >= result.rate:
+        return None
+    return found.bound / result.rate
 
 
 def _distinct_rows(fams, loads_only: bool = False) -> list[tuple]:

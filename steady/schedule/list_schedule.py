@@ -825,30 +825,50 @@ def greedy_routes(used: dict, cost: dict, parts: dict, capacity: dict, key=busie
         names = [res for res, _ in held]
         cut = max(1, len(names) // 2)
         halves[route] = (names[:cut], names[cut:] or names[:cut])
+    # each resource's priority term, work // capacity + boost, kept up to date as work
+    # drops (the same numbers as computed afresh; the boosts are fixed for the run)
+    score = {res: w // capacity[res] + boost.get(res, 0) for res, w in work.items()}
     clock = PortClock(parts, capacity, ports=False)
+    in_use = clock.in_use
+    for res in capacity:   # every resource's use, 0 at first: read by subscript below
+        in_use.setdefault(res, 0)
+    # room for one more transfer on a route: every resource's use at most its
+    # capacity minus the route's part (the test of PortClock.full, inlined: it is the
+    # list schedule's innermost loop)
+    limits = {route: tuple((res, capacity[res] - part) for res, part in parts[route])
+              for route in used}
+
+    def full(route) -> bool:
+        for res, limit in limits[route]:
+            if in_use[res] > limit:
+                return True
+        return False
+
     runs: dict = {route: [] for route in used}
     ends: dict = {}
     pending = sum(left.values())
     fresh = sorted(used)
     while pending:
         t, ended = clock.advance()
-        if ended:
-            fresh = {r for _, _, route in ended for res, _ in parts[route]
-                     for r in through[res] if left[r]}
+        if ended:   # the routes through a resource freed now (any order: sorted below)
+            fresh = set()
+            for _, _, route in ended:
+                for res, _ in parts[route]:
+                    fresh.update(through[res])
         candidates = []
         for route in fresh:
-            if not left[route] or clock.full(route, route):
+            if not left[route] or full(route):
                 continue
             last = runs[route][-1] if runs[route] else None
             going_on = last is not None and last[0] + last[1] * cost[route] == t
             extra = min(chunk, left[route]) * cost[route] if going_on and stick else 0
             sending, receiving = halves[route]
-            out_work = max(work[r] // capacity[r] + boost.get(r, 0) for r in sending)
-            in_work = max(work[r] // capacity[r] + boost.get(r, 0) for r in receiving)
+            out_work = max([score[r] for r in sending])
+            in_work = max([score[r] for r in receiving])
             candidates.append((key(out_work + extra, in_work + extra), not going_on, route))
         candidates.sort()
         for _, _, route in candidates:
-            if clock.full(route, route):
+            if full(route):
                 continue   # a resource in use ends a transfer later: an event comes
             k = min(chunk, left[route])
             c = cost[route]
@@ -856,6 +876,7 @@ def greedy_routes(used: dict, cost: dict, parts: dict, capacity: dict, key=busie
             pending -= k
             for res, part in parts[route]:
                 work[res] -= k * c * part
+                score[res] = work[res] // capacity[res] + boost.get(res, 0)
                 ends[res] = max(ends.get(res, 0), t + k * c)
             clock.start(route, t + k * c, route, route)
             extend_runs(runs[route], t, k, c)
