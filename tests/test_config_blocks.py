@@ -81,20 +81,21 @@ def test_seed_one_multi_port_gains():
     assert again.runs == table.runs and again.trees == table.trees
 
 
-@pytest.mark.slow   # 30 CPU s, loaded: CI runs it
+@pytest.mark.slow   # 22 CPU s, loaded: CI runs it
 def test_seed_43_reaches_the_target_by_the_blocks_order():
     """Multi-port seed 43 (sweep43's unseen cluster, x* = 8/5; n0's in-link the only
     priced row, fed by routes at 8, 5 and 3): 4800/4927 = 0.974 by the blocks in the
     model's order; moving blocks (ordered_blocks) lets the justification pack the
-    short lanes of one block against the next: 320/323 = 0.9907 at 64 chunks,
-    certified by the independent checker."""
+    short lanes of one block against the next, until the target: 100/101 = 0.9901
+    at 64 chunks (4848 ticks against the optimum's 4800), certified by the
+    independent checker."""
     platform = switched_cluster(43)
     result = collective_throughput(platform, "allgather")
     assert result.rate == Fraction(8, 5)
     table, stats = collective_timetable(platform, result, 64)
     assert stats["construction"].startswith("trees and blocks")
-    assert stats["ratio"] == Fraction(320, 323) and stats["chunks_per_root"] == 64
-    assert _verified_ratio(platform, result, table) == Fraction(320, 323)
+    assert stats["ratio"] == Fraction(100, 101) and stats["chunks_per_root"] == 64
+    assert _verified_ratio(platform, result, table) == Fraction(100, 101)
 
 
 def test_the_blocks_order_searched_reaches_the_optimum():

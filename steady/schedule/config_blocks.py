@@ -34,7 +34,8 @@ by the list schedule); trees chosen *with* the configurations do not.
    order of the blocks (a left justification: no transfer moves later, so the period
    never grows).  Where that stays below :data:`ORDER_BELOW` of the optimum, other
    orders of the blocks are searched (:func:`ordered_blocks`: one block moved at a
-   time, each order justified, a counted number of orders; any order is valid).
+   time, each order justified, a counted number of orders, until one reaches it;
+   any order is valid).
    :meth:`Timetable.check` verifies the resource rule at every instant and every
    tree edge's weight; the ratio is the existing certificate's.
 
@@ -462,14 +463,16 @@ def _end(items, cost) -> int:
     return max(t + n * cost[P] for t, P, n in items)
 
 
-def ordered_blocks(blocks, parts, capacity, cost, evaluations: int) -> tuple[list, int]:
+def ordered_blocks(blocks, parts, capacity, cost, evaluations: int,
+                   enough: Fraction = Fraction(0)) -> tuple[list, int]:
     """(the justified transfers, their period) of the best order of ``blocks`` found
     by first-improvement moves (ours; proofs/collectives.md §11, Claim 3): from the
     model's order, the blocks in turn, cyclically, each tried at every other place
     (the others keeping their order), each order justified (:func:`_justified`); the
     first that ends strictly earlier is taken and the next block is tried; it stops
-    when no block's move gains in a whole round or after ``evaluations`` orders
-    scored (counted, never timed: the same blocks give the same order).  The justification packs each block's short lanes
+    when no block's move gains in a whole round, once the period is at most
+    ``enough`` ticks (the caller's target), or after ``evaluations`` orders scored
+    (counted, never timed: the same blocks give the same order).  The justification packs each block's short lanes
     against its neighbours' (a block whose tight resource idles at its end beside one
     that can start early on it), so the order decides how much of the blocks' idle
     time it recovers."""
@@ -477,7 +480,7 @@ def ordered_blocks(blocks, parts, capacity, cost, evaluations: int) -> tuple[lis
     best = _justified(_items(order, cost)[0], parts, capacity, cost)
     period = _end(best, cost)
     scored, i, idle = 1, 0, 0   # idle: blocks tried in a row without a gain
-    while idle < len(order) and scored < evaluations:
+    while idle < len(order) and scored < evaluations and period > enough:
         moved = False
         for j in range(len(order)):
             if j == i or scored >= evaluations:
@@ -500,7 +503,7 @@ def block_timetable(platform, result, most: int, work: float, shares: dict,
     (k·q_r at root r, ``shares`` {root: q_r}: :func:`.collective.root_shares`), the
     blocks model bounded by ``work`` (CP-SAT's deterministic time); where the blocks
     in the model's order stay below :data:`ORDER_BELOW`, up to ``orders`` orders of
-    them scored (:func:`ordered_blocks`).  None where it does not apply
+    them scored (:func:`ordered_blocks`), until one reaches it.  None where it does not apply
     (:func:`applies`) or a search finds nothing."""
     routes = applies(platform, result)
     if not routes:
@@ -521,7 +524,8 @@ def block_timetable(platform, result, most: int, work: float, shares: dict,
     # the certified optimum's period in ticks: ratio = optimum's period / period
     optimum = Fraction(most * shares[r] * unit) / (rho * result.rate)
     if orders and optimum < ORDER_BELOW * period:
-        found_items, found_period = ordered_blocks(blocks, parts, capacity, cost, orders)
+        found_items, found_period = ordered_blocks(blocks, parts, capacity, cost, orders,
+                                                   optimum / ORDER_BELOW)
         if found_period < period:
             items, period = found_items, found_period
     route_runs: dict = {}

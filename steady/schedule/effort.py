@@ -98,8 +98,8 @@ class Effort:
     collective_blocks: float = 5.0
     #: Orders of those blocks scored at most (:func:`.config_blocks.ordered_blocks`:
     #: one block moved at a time, each order justified), searched only where the
-    #: blocks in the model's order stay below :data:`.config_blocks.ORDER_BELOW`; 0:
-    #: the model's order alone.
+    #: blocks in the model's order stay below :data:`.config_blocks.ORDER_BELOW`, until
+    #: an order reaches it; 0: the model's order alone.
     collective_block_orders: int = 1_500
     #: Route checks of the searches for ring steps and source paths
     #: (:mod:`.ring_steps`: a Hamiltonian order of the compute nodes whose routes fit),
