@@ -16,7 +16,8 @@ ratio, chunks per root, the verdicts and any exit code other than 0.
 Families (deterministic; every name says its parameters):
 
 * ``cluster-S-mp``, ``cluster-S-op``: ``steady.topologies.switched_cluster(S, ports)``,
-  seeds 31-60 (1-30 are benchmarks/switched_clusters.py's; 61-70 added by ratio43);
+  seeds 31-60 (1-30 are benchmarks/switched_clusters.py's; 61-70 added by ratio43,
+  71-130 by clusters43);
 * ``fat-tree-K-o``: ``fat_tree_platform(K, oversubscription=o)``, K = 4, 6, o = 1, 2, 3/2;
 * ``a100-B``, ``mi250-B``: ``a100_platform(B)`` / ``mi250_platform(B)`` at box counts not
   in samples/ (3, 5, 6, 8 and 3);
@@ -166,7 +167,7 @@ def ring_nic(n: int) -> dict:
 def fabrics() -> dict:
     """name -> a Platform, a platform document (dict) or SimGrid XML text."""
     out: dict = {}
-    for seed in range(31, 71):
+    for seed in range(31, 131):
         out[f"cluster-{seed}-mp"] = switched_cluster(seed, MULTI_PORT)
         out[f"cluster-{seed}-op"] = switched_cluster(seed, ONE_PORT)
     for k in (4, 6):

@@ -515,7 +515,7 @@ def collective_timetable(platform, result, max_messages: int,
         # at once (the search's trees can need more than any such sequence gives);
         # a search of seconds, so only below the target
         built = block_timetable(platform, result, most, effort.collective_blocks,
-                                shares)
+                                shares, effort.collective_block_orders)
         if built is not None and built[0].rate(roots) / result.rate > best[0]:
             table, k = built
             best = (table.rate(roots) / result.rate, k, Fraction(1), table)

@@ -96,6 +96,11 @@ class Effort:
     #: configurations chosen together), tried on small fabrics whose timetable is below
     #: :data:`.collective.BLOCKS_BELOW`; 0: not tried.
     collective_blocks: float = 5.0
+    #: Orders of those blocks scored at most (:func:`.config_blocks.ordered_blocks`:
+    #: one block moved at a time, each order justified), searched only where the
+    #: blocks in the model's order stay below :data:`.config_blocks.ORDER_BELOW`, until
+    #: an order reaches it; 0: the model's order alone.
+    collective_block_orders: int = 1_500
     #: Route checks of the searches for ring steps and source paths
     #: (:mod:`.ring_steps`: a Hamiltonian order of the compute nodes whose routes fit),
     #: tried where they could beat the other constructions; 0: not tried (``fast``,
@@ -159,7 +164,8 @@ FAST = Effort("fast", families=1, list_rounds=2, tight_rounds=8, rules=2, round_
               ladder=(2, 5, 10, 20, 40), regrown=1, patience=2, list_run=False,
               routed=1, period_rule=False, collective_counts=4, collective_neighbours=0,
               collective_pricing=0, collective_nodes=0, collective_built=1,
-              collective_halvings=1, collective_blocks=0.0, collective_ring_checks=0)
+              collective_halvings=1, collective_blocks=0.0, collective_block_orders=0,
+              collective_ring_checks=0)
 DEFAULT = Effort("default", families=1, list_rounds=4, tight_rounds=40, rules=2, round_rules=2, run_placements=400_000,
                  all_placements=800_000, dinkelbach=True, count_kicks=20, cut_counts=False, order_search=0.0,
                  swap_moves=30_000, regrow_both=False,
@@ -175,7 +181,8 @@ THOROUGH = Effort("thorough", families=2, list_rounds=40, tight_rounds=200, rule
                   regrown=6, patience=4, list_run=True, routed=12, period_rule=True,
                   collective_counts=24, collective_neighbours=2000, collective_pricing=64,
                   collective_nodes=2000, collective_built=12, collective_halvings=5,
-                  collective_blocks=20.0, floor_level="default", deep=3,
+                  collective_blocks=20.0, collective_block_orders=4_000,
+                  floor_level="default", deep=3,
                   deep_time=4.0)
 
 LEVELS = {e.name: e for e in (FAST, DEFAULT, THOROUGH)}
