@@ -473,3 +473,33 @@ def test_grid_cap_of_a_nic_torus():
     fams = families(platform, result)
     assert grid_cap(fams, result.rate, result.roots, 60) == Fraction(480, 481)
     assert grid_cap(fams, result.rate, result.roots, 52) == 1
+
+
+@pytest.mark.parametrize("own, floor, cap, kept, floor_built", [
+    (Fraction(960, 971), Fraction(100, 101), None, Fraction(100, 101), True),  # seed 43-mp
+    (Fraction(100, 101), Fraction(960, 971), None, Fraction(100, 101), True),
+    (Fraction(1), Fraction(1), None, Fraction(1), False),
+    (Fraction(5, 6), Fraction(5, 6), Fraction(5, 6), Fraction(5, 6), False),   # at its cap
+])
+def test_thorough_is_never_below_default(monkeypatch, own, floor, cap, kept, floor_built):
+    """``thorough`` (a floor level) keeps ``default``'s timetable where that one is
+    better (its blocks model found other blocks, and their order search stopped lower:
+    960/971 against default's 100/101 on the unseen multi-port cluster 43); it builds
+    it only below 1 and below the cap."""
+    from steady.schedule import collective
+
+    built = []
+
+    def fake(platform, result, most, level):
+        built.append(level.name)
+        ratio = own if level.name == "thorough" else floor
+        return level.name, {"ratio": ratio, "cap": cap}
+
+    monkeypatch.setattr(collective, "_timetable", fake)
+    table, stats = collective.collective_timetable(None, None, 64, "thorough")
+    assert stats["ratio"] == kept
+    assert built == (["thorough", "default"] if floor_built else ["thorough"])
+    assert table == ("default" if floor > own else "thorough")
+    built.clear()
+    collective.collective_timetable(None, None, 64, "default")
+    assert built == ["default"]

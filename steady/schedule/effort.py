@@ -125,7 +125,9 @@ class Effort:
     #: A level (its name) whose candidate table :func:`steady.simulate.choose.horizon_choice`
     #: also builds and counts beside this one's, so that this level never delivers less
     #: by the horizon than that one (its ladder, trees and rebuilds differ: on
-    #: samples/mesh-65 ``thorough`` alone delivers 7292, ``default`` 7293); None: none.
+    #: samples/mesh-65 ``thorough`` alone delivers 7292, ``default`` 7293), and whose
+    #: collective timetable :func:`steady.schedule.collective.collective_timetable`
+    #: also builds where this one's stays below 1, keeping the better; None: none.
     floor_level: str | None = None
     #: Timetables of the finite-horizon ladder searched deeply: the ladder is built
     #: without link counts chosen over the cuts and without port orders searched
