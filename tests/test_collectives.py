@@ -325,6 +325,21 @@ def test_sources_with_commas_on_the_command_line(tmp_path, capsys):
     assert [r["root"] for r in json.loads(out)["roots"]] == ["(0, 'GPU', 1)", "(0, 'GPU', 2)"]
 
 
+@pytest.mark.parametrize("extra", [[], ["--collective", "broadcast"],
+                                   ["--max-messages", "10"]])
+def test_schedule_refuses_a_size_it_would_ignore(tmp_path, capsys, extra):
+    # qa43: `steady schedule samples/random-10.json [--collective broadcast] --size 5`
+    # ran today's broadcast schedule and printed no time, exit 0 (`throughput` refuses
+    # --size there); nothing is written
+    target = tmp_path / "s.json"
+    code, out, err = run(capsys, "schedule", SAMPLES / "random-10.json", *extra,
+                         "--size", "5", "-o", target)
+    assert (code, out) == (2, "")
+    assert err.startswith("steady: <command line>: --size: applies to a collective's "
+                          "schedule only") and len(err.splitlines()) == 1
+    assert not target.exists()
+
+
 def test_an_unreachable_compute_node_is_named():
     p = Platform("A", [Link("A", "B", 1), Link("B", "A", 1), Link("A", "C", 1)],
                  ports="multi-port")
