@@ -310,3 +310,33 @@ def test_simulate_plan_replay_and_run_agree(capsys, tmp_path):
     assert done.returncode == 0, done.stderr
     ran = json.loads(done.stdout)
     assert ran["delivered"] == counted and F(ran["planned_makespan"]) == plan.makespan_time
+
+
+@pytest.mark.parametrize("launch", [True, False])
+def test_run_refuses_a_collective_schedule_in_one_line(tmp_path, capsys, launch):
+    """qa43: `steady run AG.json --broadcasts 400 --launch` (a collective's schedule,
+    not its plan) was unrolled as a broadcast: rank 0 failed an internal postcondition
+    ("forwards message 0 of tree 3 before it is received") and the launcher said a rank
+    died, exit 1.  The launcher (before any rank) and rank 0 (under mpiexec) refuse it
+    in one line that names the plan to make instead."""
+    from steady.errors import InputError
+    from steady.run.job import read_plan
+    from steady.schedule.collective import collective_schedule
+    from steady.throughput import collective_throughput
+    from steady.topologies import a100_platform
+
+    platform = a100_platform(1)
+    schedule, _ = collective_schedule(platform, collective_throughput(platform, "allgather"),
+                                      4, "fast")
+    path = tmp_path / "ag.json"
+    path.write_text(schedule.to_json())
+    if launch:
+        code, out, err = run(capsys, "run", path, "--broadcasts", "400", "--launch",
+                             "--native")
+        assert (code, out) == (2, "")
+        assert_one_line_error(err, "collective")
+        assert "steady simulate --schedule FILE --horizon K --plan PLAN.json" in err
+    else:
+        with pytest.raises(InputError) as info:
+            read_plan(path, 400)
+        assert info.value.element == "collective"

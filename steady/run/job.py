@@ -161,6 +161,7 @@ def read_plan(path, broadcasts: int | None, effort="default"):
     from ..verify import verify
 
     schedule = Schedule.from_dict(doc, str(path))
+    refuse_collective_schedule(schedule, path)
     report = verify(None, schedule, optimality=False)
     if not report.ok:
         raise InputError(path, "schedule", "rejected by steady verify: "
@@ -182,6 +183,16 @@ def read_plan(path, broadcasts: int | None, effort="default"):
                                      "period": schedule.period,
                                      "messages_per_period": schedule.messages_per_period,
                                      "schedule_throughput": schedule.throughput}
+
+
+def refuse_collective_schedule(schedule, path) -> None:
+    """A collective's schedule (issue 43) runs through its plan, whose chunks per root
+    ``steady simulate`` counted; :func:`read_plan` unrolls broadcasts only (the rank
+    that planned a collective's file as a broadcast failed an internal postcondition)."""
+    if schedule.is_collective:
+        raise InputError(str(path), "collective", "a collective's schedule: steady run "
+                         "executes its plan (steady simulate --schedule FILE --horizon K "
+                         "--plan PLAN.json, then steady run PLAN.json)")
 
 
 def prepare(options: Options, size: int) -> Setup:
