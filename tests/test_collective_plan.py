@@ -340,3 +340,27 @@ def test_run_refuses_a_collective_schedule_in_one_line(tmp_path, capsys, launch)
         with pytest.raises(InputError) as info:
             read_plan(path, 400)
         assert info.value.element == "collective"
+
+
+def test_run_still_plans_a_broadcast_from_the_source_alone(tmp_path):
+    """`steady schedule random-10.json --sources P0` writes a collective's file of a
+    broadcast from the source alone on a one-port platform: steady run plans it as
+    before (broadcast_plan), where an allgather's file on the same platform is refused."""
+    from steady.errors import InputError
+    from steady.platform import Platform
+    from steady.run.job import read_plan
+    from steady.schedule.collective import collective_schedule
+    from steady.throughput import collective_throughput
+
+    platform = Platform.from_file(SAMPLES / "random-10.json")
+    for kind, sources, accepted in (("broadcast", ["P0"], True), ("allgather", None, False)):
+        result = collective_throughput(platform, kind, sources)
+        schedule, _ = collective_schedule(platform, result, 4, "fast")
+        path = tmp_path / f"{kind}.json"
+        path.write_text(schedule.to_json())
+        assert schedule.is_collective
+        if accepted:
+            assert read_plan(path, 200)[0].broadcasts == 200
+        else:
+            with pytest.raises(InputError, match="a collective's schedule"):
+                read_plan(path, 200)
