@@ -364,3 +364,26 @@ def test_run_still_plans_a_broadcast_from_the_source_alone(tmp_path):
         else:
             with pytest.raises(InputError, match="a collective's schedule"):
                 read_plan(path, 200)
+
+
+def test_a_plan_beyond_its_budget_is_refused_before_its_chunks_are_listed():
+    """qa43: `simulate --schedule AG.json --horizon 100000 --plan P --max-events 10`
+    listed the 34 million chunks complete by K before refusing (23 CPU s); the size is
+    now counted per batch first.  The budget is exact: a plan of N transfers fits N and
+    not N - 1; a horizon of 10^12 (10^13 chunks) is refused at once."""
+    from steady.schedule.collective import collective_schedule
+    from steady.simulate.plan import TooLarge
+    from steady.throughput import collective_throughput
+    from steady.topologies import a100_platform
+
+    platform = a100_platform(1)
+    for kind in ("allgather", "allreduce"):
+        schedule, _ = collective_schedule(platform, collective_throughput(platform, kind),
+                                          4, "fast")
+        n = len(collective_plan(schedule, 3).transfers)
+        assert n > 0
+        assert len(collective_plan(schedule, 3, n).transfers) == n
+        with pytest.raises(TooLarge, match=f"holds more than {n - 1} transfers"):
+            collective_plan(schedule, 3, n - 1)
+        with pytest.raises(TooLarge, match="holds more than 10 transfers"):
+            collective_plan(schedule, 10 ** 12, 10)
