@@ -13,9 +13,16 @@
   examples and find what CI does not (40 where a test sets no number, CI 100; where a
   test sets its number, ``helpers.examples`` gives CI that number and the local run two
   fifths of it, at least 10).
+* SIGINT: a suite started in the background by a non-interactive shell (``cmd &`` in a
+  script) inherits SIGINT ignored, and steady rightly leaves an ignored signal alone
+  (``steady.interrupts``: ``nohup``); the tests that send SIGINT on purpose (Ctrl-C in
+  the middle of a write or a solve) would then see nothing.  The suite puts Python's
+  handler back, in every process (pytest-xdist's workers load this file too), as a
+  terminal would have it.
 """
 
 import os
+import signal
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -25,6 +32,9 @@ from hypothesis import HealthCheck, settings
 # machine is, so the suite asks for the terminal bar only (the progress tests set
 # STEADY_PROGRESS themselves).  Subprocesses inherit it.
 os.environ.setdefault("STEADY_PROGRESS", "terminal")
+
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 _CALM = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow,
                                                     HealthCheck.data_too_large])

@@ -310,3 +310,80 @@ def test_simulate_plan_replay_and_run_agree(capsys, tmp_path):
     assert done.returncode == 0, done.stderr
     ran = json.loads(done.stdout)
     assert ran["delivered"] == counted and F(ran["planned_makespan"]) == plan.makespan_time
+
+
+@pytest.mark.parametrize("launch", [True, False])
+def test_run_refuses_a_collective_schedule_in_one_line(tmp_path, capsys, launch):
+    """qa43: `steady run AG.json --broadcasts 400 --launch` (a collective's schedule,
+    not its plan) was unrolled as a broadcast: rank 0 failed an internal postcondition
+    ("forwards message 0 of tree 3 before it is received") and the launcher said a rank
+    died, exit 1.  The launcher (before any rank) and rank 0 (under mpiexec) refuse it
+    in one line that names the plan to make instead."""
+    from steady.errors import InputError
+    from steady.run.job import read_plan
+    from steady.schedule.collective import collective_schedule
+    from steady.throughput import collective_throughput
+    from steady.topologies import a100_platform
+
+    platform = a100_platform(1)
+    schedule, _ = collective_schedule(platform, collective_throughput(platform, "allgather"),
+                                      4, "fast")
+    path = tmp_path / "ag.json"
+    path.write_text(schedule.to_json())
+    if launch:
+        code, out, err = run(capsys, "run", path, "--broadcasts", "400", "--launch",
+                             "--native")
+        assert (code, out) == (2, "")
+        assert_one_line_error(err, "collective")
+        assert "steady simulate --schedule FILE --horizon K --plan PLAN.json" in err
+    else:
+        with pytest.raises(InputError) as info:
+            read_plan(path, 400)
+        assert info.value.element == "collective"
+
+
+def test_run_still_plans_a_broadcast_from_the_source_alone(tmp_path):
+    """`steady schedule random-10.json --sources P0` writes a collective's file of a
+    broadcast from the source alone on a one-port platform: steady run plans it as
+    before (broadcast_plan), where an allgather's file on the same platform is refused."""
+    from steady.errors import InputError
+    from steady.platform import Platform
+    from steady.run.job import read_plan
+    from steady.schedule.collective import collective_schedule
+    from steady.throughput import collective_throughput
+
+    platform = Platform.from_file(SAMPLES / "random-10.json")
+    for kind, sources, accepted in (("broadcast", ["P0"], True), ("allgather", None, False)):
+        result = collective_throughput(platform, kind, sources)
+        schedule, _ = collective_schedule(platform, result, 4, "fast")
+        path = tmp_path / f"{kind}.json"
+        path.write_text(schedule.to_json())
+        assert schedule.is_collective
+        if accepted:
+            assert read_plan(path, 200)[0].broadcasts == 200
+        else:
+            with pytest.raises(InputError, match="a collective's schedule"):
+                read_plan(path, 200)
+
+
+def test_a_plan_beyond_its_budget_is_refused_before_its_chunks_are_listed():
+    """qa43: `simulate --schedule AG.json --horizon 100000 --plan P --max-events 10`
+    listed the 34 million chunks complete by K before refusing (23 CPU s); the size is
+    now counted per batch first.  The budget is exact: a plan of N transfers fits N and
+    not N - 1; a horizon of 10^12 (10^13 chunks) is refused at once."""
+    from steady.schedule.collective import collective_schedule
+    from steady.simulate.plan import TooLarge
+    from steady.throughput import collective_throughput
+    from steady.topologies import a100_platform
+
+    platform = a100_platform(1)
+    for kind in ("allgather", "allreduce"):
+        schedule, _ = collective_schedule(platform, collective_throughput(platform, kind),
+                                          4, "fast")
+        n = len(collective_plan(schedule, 3).transfers)
+        assert n > 0
+        assert len(collective_plan(schedule, 3, n).transfers) == n
+        with pytest.raises(TooLarge, match=f"holds more than {n - 1} transfers"):
+            collective_plan(schedule, 3, n - 1)
+        with pytest.raises(TooLarge, match="holds more than 10 transfers"):
+            collective_plan(schedule, 10 ** 12, 10)

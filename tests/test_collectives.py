@@ -297,6 +297,25 @@ def test_sources_whose_names_hold_commas_are_found():
     assert info.value.element == "sources[1]" and "unknown node" in info.value.reason
 
 
+def test_sources_given_as_the_graphs_own_nodes():
+    # qa43: sources=[(0, "GPU", 2)] -- the node as networkx holds it -- raised
+    # TypeError ("sequence item 0: expected str instance, tuple found") from the
+    # public door; the platform names it str(node), and so do the sources now
+    p = _tuple_named_box()
+    result = collective_throughput(p, "broadcast", [(0, "GPU", 0), (0, "GPU", 2)],
+                                   {(0, "GPU", 0): 1, (0, "GPU", 2): 3})
+    assert result.roots == {("(0, 'GPU', 0)", "out"): 1, ("(0, 'GPU', 2)", "out"): 3}
+    assert check_collective(p, result).ok
+    g = nx.DiGraph(ports="multi-port")
+    g.add_edge(1, 2, capacity=1)
+    g.add_edge(2, 1, capacity=1)
+    assert collective_throughput(g, "broadcast", [2]).roots == {("2", "out"): 1}
+    assert collective_throughput(g, "broadcast", 2).roots == {("2", "out"): 1}
+    with pytest.raises(InputError) as info:
+        collective_throughput(g, "broadcast", [2.0])
+    assert info.value.element == "sources[0]" and "unknown node '2.0'" in info.value.reason
+
+
 def test_sources_with_commas_on_the_command_line(tmp_path, capsys):
     path = tmp_path / "box.json"
     path.write_text(json.dumps(_tuple_named_box().to_dict()))
@@ -304,6 +323,21 @@ def test_sources_with_commas_on_the_command_line(tmp_path, capsys):
                          "(0, 'GPU', 1),(0, 'GPU', 2)", "--json")
     assert code == 0, err
     assert [r["root"] for r in json.loads(out)["roots"]] == ["(0, 'GPU', 1)", "(0, 'GPU', 2)"]
+
+
+@pytest.mark.parametrize("extra", [[], ["--collective", "broadcast"],
+                                   ["--max-messages", "10"]])
+def test_schedule_refuses_a_size_it_would_ignore(tmp_path, capsys, extra):
+    # qa43: `steady schedule samples/random-10.json [--collective broadcast] --size 5`
+    # ran today's broadcast schedule and printed no time, exit 0 (`throughput` refuses
+    # --size there); nothing is written
+    target = tmp_path / "s.json"
+    code, out, err = run(capsys, "schedule", SAMPLES / "random-10.json", *extra,
+                         "--size", "5", "-o", target)
+    assert (code, out) == (2, "")
+    assert err.startswith("steady: <command line>: --size: applies to a collective's "
+                          "schedule only") and len(err.splitlines()) == 1
+    assert not target.exists()
 
 
 def test_an_unreachable_compute_node_is_named():

@@ -296,3 +296,20 @@ def test_the_docs_example_program_runs(files, tmp_path):
             "plans built")
     assert done.stdout.strip() == line
     assert line in page                        # the page shows what the program prints
+
+
+def test_a_collective_schedule_is_refused_by_prepare():
+    """qa43: an allgather's timetable on random-10 (one-port, no switches) was accepted
+    and its plan for K broadcasts failed the unroller's postcondition ("P2 forwards
+    message 0 of tree 2 before it is received"); steady.mpi.bcast runs broadcasts."""
+    from steady.schedule.collective import collective_schedule
+    from steady.throughput import collective_throughput
+
+    platform = Platform.from_file(Path(__file__).resolve().parent.parent / "samples"
+                                  / "random-10.json")
+    schedule, _ = collective_schedule(platform, collective_throughput(platform, "allgather"),
+                                      2, "fast")
+    with pytest.raises(InputError) as info:
+        prepare(schedule)
+    assert info.value.element == "collective"
+    assert "steady.mpi.bcast runs a broadcast schedule" in info.value.reason

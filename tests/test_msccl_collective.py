@@ -143,6 +143,24 @@ def test_export_command_writes_a_checked_allgather(tmp_path, capsys):
     assert code == 0, err
 
 
+@pytest.mark.parametrize("name, element", [("missing/ag.xml", "does not exist"),
+                                           ("", "empty file name")])
+def test_an_output_that_cannot_be_written_is_one_line(tmp_path, capsys, name, element):
+    # qa43: `steady export msccl S.json -o /nonexistent/dir/x.xml` ended in a traceback
+    # (argparse.ArgumentTypeError from the -o check called outside argparse), exit 1
+    out = tmp_path / "ag.json"
+    code, _, err = run(capsys, "schedule", ROOT / "samples" / "collectives" /
+                       "a100-1.json", "--collective", "allgather", "--max-messages", "4",
+                       "--effort", "fast", "-o", out, "--quiet")
+    assert code == 0, err
+    target = str(tmp_path / name) if name else ""
+    code, text, err = run(capsys, "export", "msccl", out, "-o", target)
+    assert (code, text) == (2, "")
+    assert_one_line_error(err, "-o/--output")
+    assert element in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["ag.json"]
+
+
 def test_sizes_are_for_one_port_broadcasts(capsys):
     code, _, err = run(capsys, "export", "msccl", ROOT / "samples" / "collectives" /
                        "a100-1.json", "--sizes", "1KB..1GB")

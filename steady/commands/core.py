@@ -161,6 +161,11 @@ def _cmd_schedule(args) -> int:
     platform, origin = load_platform(args.platform)
     if collective.wanted(args, platform):   # issue 43: roots, switches, multi-port
         return collective.run_schedule(args, platform, origin)
+    if args.size is not None:   # today's broadcast schedule has no time for S units
+        raise InputError("<command line>", "--size", "applies to a collective's schedule "
+                         "only (a broadcast from the source of a one-port platform "
+                         "without switches is today's schedule: --sources SOURCE makes it "
+                         "a collective's)")
     if timed.wants_short(args):  # at most M messages per period: a timetable (v2)
         return timed.run_schedule(args, platform, origin)
     with StageBar(["exact throughput", "trees and matchings", "verifier", "file"],

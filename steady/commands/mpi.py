@@ -159,7 +159,7 @@ def _cmd_run(args) -> int:
 
 def _launch_run(args, options) -> int:
     from ..fileio import load_json
-    from ..run.job import check_deliveries
+    from ..run.job import check_deliveries, refuse_collective_schedule
     from ..run.launch import launch
     from ..schedule_file import Schedule
     from ..simulate.plan import Plan
@@ -171,7 +171,9 @@ def _launch_run(args, options) -> int:
         if plan.collective is not None and plan.platform is not None:   # issue 43
             nodes = plan.platform.compute_nodes
     else:
-        nodes = Schedule.from_dict(doc, str(args.schedule)).platform.nodes
+        schedule = Schedule.from_dict(doc, str(args.schedule))
+        refuse_collective_schedule(schedule, args.schedule)
+        nodes = schedule.platform.nodes
         if args.broadcasts is None:
             raise InputError("<command line>", "--broadcasts", "required with a schedule "
                              f"({args.schedule} is not a steady-plan file)")

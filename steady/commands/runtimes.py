@@ -16,7 +16,7 @@ from fractions import Fraction
 from ..errors import InputError
 from ..numbers import format_exact
 from .files import write_output
-from .options import check_integer, integer_list, output_file
+from .options import check_integer, integer_list
 from ..present.sheet import IN_JSON, number, print_json, print_sheet
 
 #: Messages per period tried by ``--sizes`` (the executor needs powers of two, and 64
@@ -98,8 +98,10 @@ def _cmd_export_msccl(args) -> int:
     if schedule is None:
         raise InputError(origin, "format", "a platform: export a schedule (steady schedule "
                          "PLATFORM --max-messages 64 -o S.json), or give --sizes LOW..HIGH")
-    if args.output is not None:
-        output_file(args.output)
+    if args.output is not None:   # before the work: one line naming the file
+        from ..fileio import check_output_path
+
+        check_output_path(args.output, "-o/--output")
     from ..runtimes.msccl.export import export_broadcast, export_collective
 
     export = export_collective if schedule.is_collective else export_broadcast

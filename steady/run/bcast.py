@@ -293,6 +293,11 @@ def _of_schedule(schedule, origin: str, effort: str, options) -> PreparedBcast:
     from ..verify import verify
 
     platform = schedule.platform
+    from .job import from_the_source_alone
+
+    if not from_the_source_alone(schedule):   # broadcast_plan unrolls the source's only
+        raise InputError(origin, "collective", "a collective's schedule: steady.mpi.bcast "
+                         "runs a broadcast schedule from its platform's source")
     if platform.switches:
         raise InputError(origin, "platform.switches", "switches are no ranks: "
                          "steady.mpi.bcast runs one rank per node, without switches")

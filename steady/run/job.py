@@ -161,6 +161,7 @@ def read_plan(path, broadcasts: int | None, effort="default"):
     from ..verify import verify
 
     schedule = Schedule.from_dict(doc, str(path))
+    refuse_collective_schedule(schedule, path)
     report = verify(None, schedule, optimality=False)
     if not report.ok:
         raise InputError(path, "schedule", "rejected by steady verify: "
@@ -182,6 +183,34 @@ def read_plan(path, broadcasts: int | None, effort="default"):
                                      "period": schedule.period,
                                      "messages_per_period": schedule.messages_per_period,
                                      "schedule_throughput": schedule.throughput}
+
+
+def from_the_source_alone(schedule) -> bool:
+    """Whether ``schedule`` is a broadcast that
+    :func:`steady.simulate.choose.broadcast_plan` unrolls: a platform without switches
+    (its plans know no routes), every tree carrying the source's data out (a
+    collective's file of a broadcast from the source alone is one too)."""
+    from ..schedule_file import OUT, TreeEntry
+
+    if schedule.platform.switches:
+        return False
+    source = schedule.platform.source
+    if schedule.collective is not None and \
+            set(schedule.collective.roots(schedule.platform)) != {(source, OUT)}:
+        return False
+    return all((t.root or source) == source and t.direction == OUT
+               for t in schedule.trees if isinstance(t, TreeEntry))
+
+
+def refuse_collective_schedule(schedule, path) -> None:
+    """A collective's schedule (issue 43) runs through its plan, whose chunks per root
+    ``steady simulate`` counted; :func:`read_plan` unrolls broadcasts from the source
+    only (the rank that planned an allgather's file as a broadcast failed an internal
+    postcondition)."""
+    if not from_the_source_alone(schedule):
+        raise InputError(str(path), "collective", "a collective's schedule: steady run "
+                         "executes its plan (steady simulate --schedule FILE --horizon K "
+                         "--plan PLAN.json, then steady run PLAN.json)")
 
 
 def prepare(options: Options, size: int) -> Setup:

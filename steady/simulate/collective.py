@@ -214,18 +214,17 @@ def collective_plan(schedule, horizon, budget: int | None = None):
         else:
             pairs = [((l, j, 0),) for l, j in next(iter(phases.values()))]
         finish = [done[l][j] + off for *_, (l, j, off) in [(p[-1],) for p in pairs]]
-        complete = []
-        for i, d in enumerate(finish):
-            if d <= horizon:
-                complete += [(b * period + d, b, i)
-                             for b in range(math.floor((horizon - d) / period) + 1)]
-        complete.sort()
-        chunks.append((index[root], len(complete)))
-        warm = max([warm] + [math.ceil(d / period) - 1 for d in finish])
-        size = sum(len(trees[l].edges) for _, _, i in complete for l, _, _ in pairs[i])
-        if len(rows) + size > budget:
+        batches = [math.floor((horizon - d) / period) + 1 if d <= horizon else 0
+                   for d in finish]
+        size = sum(n * sum(len(trees[l].edges) for l, _, _ in pairs[i])
+                   for i, n in enumerate(batches))
+        if len(rows) + size > budget:   # counted before the chunks are listed
             raise TooLarge(f"the plan of horizon {format_exact(horizon)} holds more than "
                            f"{budget} transfers")
+        complete = sorted((b * period + d, b, i) for i, d in enumerate(finish)
+                          for b in range(batches[i]))
+        chunks.append((index[root], len(complete)))
+        warm = max([warm] + [math.ceil(d / period) - 1 for d in finish])
         for c, (_, b, i) in enumerate(complete):
             for l, j, off in pairs[i]:
                 for e in trees[l].edges:

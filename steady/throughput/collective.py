@@ -30,7 +30,7 @@ rates): one root per orbit is solved and the others' trees are images
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from fractions import Fraction
 
 import numpy as np
@@ -100,7 +100,11 @@ def collective_roots(platform, kind: str, sources=None, rates=None,
         sources = [platform.source]
     elif isinstance(sources, str):
         sources = [s for s in sources.split(",")]
-    sources = _rejoined(list(sources), platform.nodes)
+    elif not isinstance(sources, Iterable):
+        sources = [sources]
+    # a networkx graph's own nodes (tuples, ints) name the platform's str(node)
+    sources = _rejoined([s if isinstance(s, str) else str(s) for s in sources],
+                        platform.nodes)
     if not sources:
         raise InputError(origin, "sources", "no source given")
     seen = set()
@@ -139,6 +143,7 @@ def _rates(sources, rates, origin) -> dict:
     if rates is None:
         return {s: Fraction(1) for s in sources}
     if isinstance(rates, Mapping):
+        rates = {s if isinstance(s, str) else str(s): v for s, v in rates.items()}
         unknown = [s for s in rates if s not in sources]
         if unknown:
             raise InputError(origin, f"rates[{unknown[0]!r}]", "not a source")
