@@ -148,3 +148,24 @@ def test_collective_schedules_arguments_are_checked():
                   lambda: collective_schedules(a100_platform(1), kinds=("gather",))):
         with pytest.raises(InvalidArgument):
             build()
+
+
+def test_without_max_messages_a_short_horizon_tries_fewer_chunks(capsys):
+    """simulate --collective without --max-messages: 64 chunks per root first, then 16,
+    4 and 1 while the warm-up loses more than 1 % of the timetable's ratio; the count
+    that delivers the most by K is kept (hetero-cluster's allgather at K = 100: 0 at 64
+    chunks, the whole horizon spent warming up)."""
+    path = str(SAMPLES / "collectives" / "hetero-cluster.json")
+    code, out, err = run(capsys, "simulate", path, "--collective", "allgather",
+                         "--horizon", "100", "--json")
+    assert code == 0, err
+    doc = json.loads(out)
+    tried = [(t["max_messages"], Fraction(t["ratio"])) for t in doc["counts_tried"]]
+    assert [m for m, _ in tried] == [64, 16, 4, 1]
+    assert tried[0][1] == 0 and Fraction(doc["ratio"]) == max(r for _, r in tried)
+    code, out, err = run(capsys, "simulate", path, "--collective", "allgather",
+                         "--horizon", "100000", "--json")
+    assert code == 0 and "counts_tried" not in json.loads(out)   # 64 loses < 1 %
+    code, out, err = run(capsys, "simulate", path, "--collective", "allgather",
+                         "--horizon", "100", "--max-messages", "64", "--json")
+    assert Fraction(json.loads(out)["ratio"]) == 0 and "counts_tried" not in out

@@ -110,6 +110,14 @@ def _refuse(args, flags) -> None:
 DEFAULT_CHUNKS = 64
 
 
+#: ``simulate --collective`` without ``--max-messages``: the chunk counts tried, in
+#: order (a short horizon loses its warm-up periods, so fewer chunks per period can
+#: deliver more by K), and the share of the timetable's own ratio that the warm-up may
+#: lose before a smaller count is tried.
+SIMULATE_COUNTS = (DEFAULT_CHUNKS, 16, 4, 1)
+WARMUP_LOSS = Fraction(1, 100)
+
+
 def _most(args) -> int:
     if args.max_messages is None:
         return DEFAULT_CHUNKS
@@ -296,20 +304,34 @@ def run_simulate(args, platform, origin, horizon) -> int:
     from ..schedule.collective import collective_schedule
     from ..verify import verify
 
+    from ..simulate.collective import collective_horizon
+
     _refuse_simulate(args)
     kind, sources, rates = collective_of(args)
-    most = _most(args)
     result = optimum(platform, origin, kind, sources, rates)
-    try:
-        schedule, _ = collective_schedule(platform, result, most, args.effort)
-    except ValueError as exc:
-        raise InputError("<command line>", "--max-messages", str(exc)) from None
+    counts = [_most(args)] if args.max_messages is not None else list(SIMULATE_COUNTS)
+    best, tried = None, []
+    for most in counts:
+        try:
+            schedule, _ = collective_schedule(platform, result, most, args.effort)
+        except ValueError as exc:
+            raise InputError("<command line>", "--max-messages", str(exc)) from None
+        found = collective_horizon(schedule, horizon, result.rate)
+        tried.append((most, found.ratio))
+        if best is None or found.ratio > best[1].ratio:
+            best = (schedule, found)
+        # fewer chunks only while the warm-up loses more than WARMUP_LOSS of what the
+        # timetable delivers (a short horizon): a shorter period starts sooner
+        if found.ratio >= (1 - WARMUP_LOSS) * schedule.extra["ratio"]:
+            break
+    schedule, found = best
     report = verify(platform, schedule)
     if rejected(report):  # pragma: no cover - the timetable is checked already
         return 1
     if args.output:
         write_output(args.output, schedule.to_json())
-    return _horizon(schedule, horizon, report.bound, "exact optimum", args)
+    return _horizon(schedule, horizon, report.bound, "exact optimum", args,
+                    found if report.bound == result.rate else None, tried)
 
 
 def simulate_file(args, schedule, report, horizon) -> int:
@@ -327,14 +349,19 @@ def simulate_file(args, schedule, report, horizon) -> int:
     return _horizon(schedule, horizon, report.bound, "certificate", args)
 
 
-def _horizon(schedule, horizon, bound, source: str, args) -> int:
+def _horizon(schedule, horizon, bound, source: str, args, found=None,
+             tried=()) -> int:
     from ..simulate.collective import collective_horizon
 
-    found = collective_horizon(schedule, horizon, bound)
+    if found is None:
+        found = collective_horizon(schedule, horizon, bound)
     plan = _write_plan(schedule, horizon, found, args)
     if args.json:
         doc = {"platform": schedule.platform.name, "optimum_source": source,
                **found.to_dict()}
+        if len(tried) > 1:   # chunk counts tried without --max-messages
+            doc["counts_tried"] = [{"max_messages": m, "ratio": format_exact(r)}
+                                   for m, r in tried]
         if plan is not None:
             doc.update(plan=args.plan, planned_makespan=format_exact(plan.makespan_time),
                        transfers=len(plan.transfers))
@@ -358,6 +385,10 @@ def _horizon(schedule, horizon, bound, source: str, args) -> int:
                       "K·x*·ρ)"),
             ("warm-up", f"{max(found.warmup.values())} periods before every root's "
                         "first batch is complete")]
+    if len(tried) > 1:
+        rows.append(("chunks", "at most " + ", ".join(
+            f"{m}: {ratio_text(r)}" for m, r in tried) + " per root and period tried "
+            f"(no --max-messages); kept the best"))
     if plan is not None:
         rows.append(("plan", f"{args.plan}: {len(plan.transfers)} transfers, makespan "
                              f"{number(plan.makespan_time, IN_JSON)} (the chunks counted "
