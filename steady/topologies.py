@@ -34,7 +34,7 @@ from .numbers import format_exact
 from .platform import MULTI_PORT, Link, Platform
 
 __all__ = ["a100_platform", "mi250_platform", "fat_tree_platform",
-           "hetero_cluster_platform", "MI250_LANES", "TOPOLOGIES"]
+           "hetero_cluster_platform", "switched_cluster", "MI250_LANES", "TOPOLOGIES"]
 
 #: DGX A100: GB/s each way of a GPU's NVLink (to the NVSwitch) and of an HDR NIC.
 A100_NVLINK = 300
