@@ -309,7 +309,7 @@ def _positive(text: str, option: str) -> int:
 def verify_msccl(args) -> int:
     """``steady verify --msccl FILE [PLATFORM]``: exit 0 valid, 1 violations, 2 a file
     that cannot be read as an MSCCL algorithm."""
-    from ..platform import Platform
+    from ..platform import MULTI_PORT, Platform
     from ..runtimes.msccl.check import check_msccl
     from ..runtimes.msccl.ranks import read_map
 
@@ -344,8 +344,12 @@ def verify_msccl(args) -> int:
     if report.makespan is not None:
         print(f"time per loop on {platform.name or args.platform}: makespan "
               f"{number(report.makespan, IN_JSON)} (threadblocks in parallel), busiest "
-              f"port {number(report.busiest_port, IN_JSON)} (the one-port cost of a loop "
-              f"once loops overlap), busiest threadblock "
+              f"port {number(report.busiest_port, IN_JSON)} ("
+              + ("the one-port cost of a loop once loops overlap"
+                 if platform.ports != MULTI_PORT else
+                 "a one-port figure: on this multi-port platform the physical links "
+                 "the pairs share set a loop's cost, as steady export msccl prints it")
+              + "), busiest threadblock "
               f"{number(report.busiest_threadblock, IN_JSON)}")
     for note in report.notes:
         print(f"note: {note}")
