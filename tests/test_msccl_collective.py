@@ -376,3 +376,17 @@ def test_exported_reduce_scatters_pass_the_checker(schedule):
     e = export_collective(schedule)
     report = check_bytes(e.text.encode(), "p.xml", schedule.platform)
     assert report.ok, report.violations[:3]
+
+
+def test_verify_msccl_on_a_multi_port_platform_names_its_port_figure_one_port(
+        tmp_path, capsys, hetero):
+    """verify --msccl with a multi-port platform: the busiest port is a one-port figure
+    there (the links the pairs share set a loop's cost, as export prints), and says so."""
+    platform, _, exported = hetero
+    xml, plat = tmp_path / "ag.xml", tmp_path / "p.json"
+    xml.write_text(exported.text)
+    platform.write(plat)
+    code, text, err = run(capsys, "verify", "--msccl", xml, plat)
+    assert code == 0, err
+    assert "a one-port figure: on this multi-port platform" in text
+    assert "(the one-port cost of a loop once loops overlap)" not in text
