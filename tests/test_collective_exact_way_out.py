@@ -235,9 +235,10 @@ def test_an_exact_end_that_fails_takes_the_way_out_too(monkeypatch):
 
 # -- the clamped search (issue 43: 2 MI250 boxes with a link x 10^16) -------------------
 
-def test_the_clamped_search_seeds_the_way_out_to_one_round():
+def test_the_clamped_search_seeds_the_way_out_to_one_round(monkeypatch):
     """A far faster link: the trees and basis of the clamped platform's optimum start
     the exact rounds, which stop after one round at the same optimum."""
+    monkeypatch.setattr(trees, "CLAMP_AFTER_ROUNDS", 0)
     p = _hetero_with(Fraction(1, 10**16))
     result = collective_throughput(p, "allgather")
     assert result.stats["route"].startswith("exact way out (GLOP")
@@ -267,6 +268,7 @@ def test_a_clamped_basis_that_is_not_feasible_falls_back_to_the_slacks(monkeypat
         return None if basis is None else basis[:1] * len(basis)
 
     monkeypatch.setattr(trees, "_clamped_seeds", broken)
+    monkeypatch.setattr(trees, "CLAMP_AFTER_ROUNDS", 0)
     p = _hetero_with(Fraction(10**20))
     result = collective_throughput(p, "allgather")
     assert result.rate == 1 and check_collective(p, result).ok

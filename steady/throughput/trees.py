@@ -468,8 +468,8 @@ def solve_rooted(platform, roots: dict, symmetry=None, search: bool = True) -> R
     the master solved exactly (:meth:`LinearProgram.solve_exact`: GLOP's basis checked
     in rationals, else the exact simplex from the previous master's optimal basis),
     every root priced exactly, until no tree prices below its bound -- the same
-    certificate.  When the search failed, the exact rounds start from the trees and
-    basis of the optimum with the costs clamped (:func:`_clamped_seeds`, a search
+    certificate.  When the search failed and CLAMP_AFTER_ROUNDS exact rounds did not
+    stop, the next starts from the trees and basis of the optimum with the costs clamped (:func:`_clamped_seeds`, a search
     whose basis the exact simplex checks; from the slacks if it refuses it).  Bounded by :data:`EXACT_WAY_OUT_ROUNDS` rounds and
     :data:`EXACT_WAY_OUT_PIVOTS` pivots per master; beyond them
     :class:`ExactWayOutLimit`."""
@@ -489,6 +489,7 @@ def solve_rooted(platform, roots: dict, symmetry=None, search: bool = True) -> R
         _, parent, hops = pricing.cheapest(seed, r)
         master.add(parent, r, hops)
     exact_rounds = simplex = 0
+    clamp = False  # the float search failed: the clamped search may seed the way out
     basis = None  # the last exact optimal basis (a start for the exact simplex)
     seconds = {"float_pricing": 0.0, "exact_lp": 0.0, "exact_pricing": 0.0}
     state = {"rounds": 0, "center": None, "best": float("inf")}
@@ -499,10 +500,11 @@ def solve_rooted(platform, roots: dict, symmetry=None, search: bool = True) -> R
             try:
                 _float_rounds(master, pricing, reps, state, seconds)
             except CertificationError as exc:  # GLOP gave up: exact rounds from here
-                failure = str(exc)
-                mark = time.perf_counter()
-                basis = _clamped_seeds(master, platform, roots, group)
-                seconds["clamped_search"] = time.perf_counter() - mark
+                failure, clamp = str(exc), True
+        if clamp and exact_rounds == CLAMP_AFTER_ROUNDS:
+            mark = time.perf_counter()
+            basis = _clamped_seeds(master, platform, roots, group) or basis
+            seconds["clamped_search"] = time.perf_counter() - mark
         exact_rounds += 1
         if failure is not None and exact_rounds > EXACT_WAY_OUT_ROUNDS:
             raise ExactWayOutLimit(
@@ -554,6 +556,10 @@ def solve_rooted(platform, roots: dict, symmetry=None, search: bool = True) -> R
 #: but GLOP fails on a100-4 clamped so; 100: 15.9; 10^4: 10.7; 10^6: 99), confirmed on
 #: the rows of benchmarks/exactcol43.md.
 CLAMP_SPAN = 10**4
+#: The clamped search runs when the exact way out has not stopped after this many
+#: rounds (the hetero-cluster's rows of benchmarks/exactcol43.md stop within 5; on them
+#: the clamped search would cost more than it saves).
+CLAMP_AFTER_ROUNDS = 6
 
 
 def _clamped_seeds(master, platform, roots, symmetry) -> list | None:
