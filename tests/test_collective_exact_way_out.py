@@ -195,8 +195,9 @@ def _esolver_optimum(lp: LinearProgram, folder) -> Fraction:
        st.integers(0, 10**6), st.integers(-24, 24))
 def test_costs_far_apart_agree_with_qsopt_ex_over_every_tree(platform, kind, pick, e):
     """One link's cost times 10^e (|e| <= 24): the collective's optimum -- the float
-    path where GLOP copes, the way out where not, and the way out forced -- is the
-    optimum of the LP over every tree that QSopt_ex's exact simplex finds."""
+    path where GLOP copes, the way out where not (also seeded by the clamped search
+    from its first round), and the way out forced -- is the optimum of the LP over
+    every tree that QSopt_ex's exact simplex finds."""
     import tempfile
     from pathlib import Path
 
@@ -211,8 +212,10 @@ def test_costs_far_apart_agree_with_qsopt_ex_over_every_tree(platform, kind, pic
     natural = collective_throughput(skewed, kind)
     with _forced():
         forced = collective_throughput(skewed, kind)
-    assert natural.rate == forced.rate == oracle
-    assert check_collective(skewed, forced).ok
+    with mock.patch.object(trees, "CLAMP_AFTER_ROUNDS", 0):  # seeded at once
+        seeded = collective_throughput(skewed, kind)
+    assert natural.rate == forced.rate == seeded.rate == oracle
+    assert check_collective(skewed, forced).ok and check_collective(skewed, seeded).ok
 
 
 def test_an_exact_end_that_fails_takes_the_way_out_too(monkeypatch):
