@@ -469,8 +469,9 @@ def solve_rooted(platform, roots: dict, symmetry=None, search: bool = True) -> R
     in rationals, else the exact simplex from the previous master's optimal basis),
     every root priced exactly, until no tree prices below its bound -- the same
     certificate.  When the search failed and CLAMP_AFTER_ROUNDS exact rounds did not
-    stop, the next starts from the trees and basis of the optimum with the costs clamped (:func:`_clamped_seeds`, a search
-    whose basis the exact simplex checks; from the slacks if it refuses it).  Bounded by :data:`EXACT_WAY_OUT_ROUNDS` rounds and
+    stop, the next starts from the trees and basis of the optimum with the costs
+    clamped (:func:`_clamped_seeds`, a search whose basis the exact simplex checks;
+    from the slacks if it refuses it).  Bounded by :data:`EXACT_WAY_OUT_ROUNDS` rounds and
     :data:`EXACT_WAY_OUT_PIVOTS` pivots per master; beyond them
     :class:`ExactWayOutLimit`."""
     start = time.perf_counter()
@@ -549,12 +550,13 @@ def solve_rooted(platform, roots: dict, symmetry=None, search: bool = True) -> R
     return RootedSolution(x, master, solution, prices, w, bounds, stats)
 
 
-#: The clamped search (ours; proofs/collective-exact-way-out.md, "Seeds"): before the
+#: The clamped search (ours; proofs/collective-exact-way-out.md, "Seeds"): in the
 #: exact way out, the collective LP is solved on the platform whose costs are clamped
 #: to [m / CLAMP_SPAN, m * CLAMP_SPAN] (m: the median cost); its optimal trees and basis
-#: start the exact rounds.  Decided on 2 MI250 boxes with a link x 10^16 (10: 5.4 CPU-s
-#: but GLOP fails on a100-4 clamped so; 100: 15.9; 10^4: 10.7; 10^6: 99), confirmed on
-#: the rows of benchmarks/exactcol43.md.
+#: seed the exact rounds.  Decided on 2 MI250 boxes with a link x 10^16 (CPU-s of the
+#: whole solve: span 10^2 15.9, 10^4 10.7, 10^6 99; 10 gave 5.4 there but no seeds on
+#: a100-4 x 10^16, in a version without the clamped LP's own way out), confirmed on
+#: a100-4 and the rows of benchmarks/exactcol43.md.
 CLAMP_SPAN = 10**4
 #: The clamped search runs when the exact way out has not stopped after this many
 #: rounds (the hetero-cluster's rows of benchmarks/exactcol43.md stop within 5; on them
