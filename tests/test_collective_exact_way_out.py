@@ -10,6 +10,7 @@ from contextlib import contextmanager
 from fractions import Fraction
 from functools import partial
 from math import lcm
+from pathlib import Path
 from unittest import mock
 
 import pytest
@@ -194,8 +195,9 @@ def _esolver_optimum(lp: LinearProgram, folder) -> Fraction:
        st.integers(0, 10**6), st.integers(-24, 24))
 def test_costs_far_apart_agree_with_qsopt_ex_over_every_tree(platform, kind, pick, e):
     """One link's cost times 10^e (|e| <= 24): the collective's optimum -- the float
-    path where GLOP copes, the way out where not, and the way out forced -- is the
-    optimum of the LP over every tree that QSopt_ex's exact simplex finds."""
+    path where GLOP copes, the way out where not (also seeded by the clamped search
+    from its first round), and the way out forced -- is the optimum of the LP over
+    every tree that QSopt_ex's exact simplex finds."""
     import tempfile
     from pathlib import Path
 
@@ -210,8 +212,10 @@ def test_costs_far_apart_agree_with_qsopt_ex_over_every_tree(platform, kind, pic
     natural = collective_throughput(skewed, kind)
     with _forced():
         forced = collective_throughput(skewed, kind)
-    assert natural.rate == forced.rate == oracle
-    assert check_collective(skewed, forced).ok
+    with mock.patch.object(trees, "CLAMP_AFTER_ROUNDS", 0):  # seeded at once
+        seeded = collective_throughput(skewed, kind)
+    assert natural.rate == forced.rate == seeded.rate == oracle
+    assert check_collective(skewed, forced).ok and check_collective(skewed, seeded).ok
 
 
 def test_an_exact_end_that_fails_takes_the_way_out_too(monkeypatch):
@@ -230,3 +234,62 @@ def test_an_exact_end_that_fails_takes_the_way_out_too(monkeypatch):
     assert result.stats["route"] == "exact way out (no verified optimum from the float basis)"
     assert result.stats["pricing_rounds"] > 0  # the search ran first
     assert result.rate == 1 and check_collective(p, result).ok
+
+
+# -- the clamped search (issue 43: 2 MI250 boxes with a link x 10^16) -------------------
+
+def test_the_clamped_search_seeds_the_way_out_to_one_round(monkeypatch):
+    """A far faster link: the trees and basis of the clamped platform's optimum start
+    the exact rounds, which stop after one round at the same optimum."""
+    monkeypatch.setattr(trees, "CLAMP_AFTER_ROUNDS", 0)
+    p = _hetero_with(Fraction(1, 10**16))
+    result = collective_throughput(p, "allgather")
+    assert result.stats["route"].startswith("exact way out (GLOP")
+    assert result.stats["exact_rounds"] == 1
+    assert result.rate == 1 and check_collective(p, result).ok
+
+
+def test_without_the_clamped_search_the_optimum_is_the_same(monkeypatch):
+    """The clamped search only seeds: with it off (no cost beyond the span) the way out
+    reaches the same optimum in more rounds."""
+    p = _hetero_with(Fraction(1, 10**16))
+    seeded = collective_throughput(p, "allreduce")
+    monkeypatch.setattr(trees, "CLAMP_SPAN", Fraction(10**40))
+    plain = collective_throughput(p, "allreduce")
+    assert seeded.rate == plain.rate == Fraction(75, 88)
+    assert seeded.stats["exact_rounds"] < plain.stats["exact_rounds"]
+    assert check_collective(p, seeded).ok and check_collective(p, plain).ok
+
+
+def test_a_clamped_basis_that_is_not_feasible_falls_back_to_the_slacks(monkeypatch):
+    """A seed basis the exact simplex refuses (here: not a basis) is dropped for the
+    slacks: same optimum."""
+    seeds = trees._clamped_seeds
+
+    def broken(master, *args):
+        basis = seeds(master, *args)
+        return None if basis is None else basis[:1] * len(basis)
+
+    monkeypatch.setattr(trees, "_clamped_seeds", broken)
+    monkeypatch.setattr(trees, "CLAMP_AFTER_ROUNDS", 0)
+    p = _hetero_with(Fraction(10**20))
+    result = collective_throughput(p, "allgather")
+    assert result.rate == 1 and check_collective(p, result).ok
+
+
+@pytest.mark.slow
+def test_two_mi250_boxes_with_a_link_far_faster_finish():
+    """Issue 43's row: 2 MI250 boxes, one xGMI link's cost / 10^16 -- stopped at 600
+    CPU-s before the clamped search; now the optimum of the box without the change
+    (the link is inside a box; the bottleneck is between the boxes), certified."""
+    from steady.inputs import as_platform
+
+    p = as_platform(Path(__file__).resolve().parent.parent / "samples" / "collectives"
+                    / "mi250-2.json")
+    arcs = {("b0.gcd0", "b0.gcd1"), ("b0.gcd1", "b0.gcd0")}
+    fast = p.replace_links(Link(l.tail, l.head, l.cost / 10**16 if l.arc in arcs else l.cost)
+                           for l in p.links)
+    result = collective_throughput(fast, "allgather")
+    assert result.stats["route"].startswith("exact way out")
+    assert result.rate == Fraction(166, 15)
+    assert check_collective(fast, result).ok

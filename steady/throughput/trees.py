@@ -26,6 +26,7 @@ from fractions import Fraction
 from ..exact.arborescence import minimum_arborescence, peeled_trees, shortest_path_tree
 from ..exact.lp import EQ, LE, CertificationError, LinearProgram
 from ..exact.simplex import PivotLimit
+from ..platform import Link
 from ..network.rows import ROW_PREFIX, arc_link_weights, shared_links, tree_link_usage
 from .fabric import IN, OUT, Fabric, price_scale
 from .ports import cheapest_tree
@@ -102,7 +103,7 @@ class TreeMaster:
         self.trees: list[dict] = []
         self.tree_roots: list[tuple] = []
         self.tree_hops: list[dict | None] = []
-        self._known: set = set()
+        self._known: dict = {}  # the trees' keys: their index in ``trees``
 
     def edges(self, root, parent: dict, hops: dict | None) -> list[tuple]:
         """(sender, receiver, hops) of a tree: a route per edge, in the data's
@@ -120,7 +121,7 @@ class TreeMaster:
                frozenset(hops.items()) if hops else None)
         if key in self._known:
             return False
-        self._known.add(key)
+        self._known[key] = len(self.trees)
         self.trees.append(dict(parent))
         self.tree_roots.append(root)
         self.tree_hops.append(dict(hops) if hops else None)
@@ -133,6 +134,11 @@ class TreeMaster:
         self.lp.add_variable(f"tree{len(self.trees) - 1}", objective=objective,
                              column=column)
         return True
+
+    def index(self, parent: dict, root: tuple, hops: dict | None) -> int | None:
+        """The index in ``trees`` of this tree (None: not in the master)."""
+        return self._known.get((root, frozenset(parent.items()),
+                                frozenset(hops.items()) if hops else None))
 
     def reduced_column(self, root, parent: dict, hops: dict | None) -> dict[int, Fraction]:
         """{master row: coefficient}: the tree's loads summed per orbit, times |G|/|O|."""
@@ -462,10 +468,14 @@ def solve_rooted(platform, roots: dict, symmetry=None, search: bool = True) -> R
     the master solved exactly (:meth:`LinearProgram.solve_exact`: GLOP's basis checked
     in rationals, else the exact simplex from the previous master's optimal basis),
     every root priced exactly, until no tree prices below its bound -- the same
-    certificate.  Bounded by :data:`EXACT_WAY_OUT_ROUNDS` rounds and
+    certificate.  When the search failed and CLAMP_AFTER_ROUNDS exact rounds did not
+    stop, the next starts from the trees and basis of the optimum with the costs
+    clamped (:func:`_clamped_seeds`, a search whose basis the exact simplex checks;
+    from the slacks if it refuses it).  Bounded by :data:`EXACT_WAY_OUT_ROUNDS` rounds and
     :data:`EXACT_WAY_OUT_PIVOTS` pivots per master; beyond them
     :class:`ExactWayOutLimit`."""
     start = time.perf_counter()
+    group = symmetry
     fabric = Fabric(platform, roots)
     orbits = symmetry.row_orbits(fabric) if symmetry is not None else None
     if orbits is None:
@@ -480,6 +490,7 @@ def solve_rooted(platform, roots: dict, symmetry=None, search: bool = True) -> R
         _, parent, hops = pricing.cheapest(seed, r)
         master.add(parent, r, hops)
     exact_rounds = simplex = 0
+    clamp = False  # the float search failed: the clamped search may seed the way out
     basis = None  # the last exact optimal basis (a start for the exact simplex)
     seconds = {"float_pricing": 0.0, "exact_lp": 0.0, "exact_pricing": 0.0}
     state = {"rounds": 0, "center": None, "best": float("inf")}
@@ -490,7 +501,11 @@ def solve_rooted(platform, roots: dict, symmetry=None, search: bool = True) -> R
             try:
                 _float_rounds(master, pricing, reps, state, seconds)
             except CertificationError as exc:  # GLOP gave up: exact rounds from here
-                failure = str(exc)
+                failure, clamp = str(exc), True
+        if clamp and exact_rounds == CLAMP_AFTER_ROUNDS:
+            mark = time.perf_counter()
+            basis = _clamped_seeds(master, platform, roots, group) or basis
+            seconds["clamped_search"] = time.perf_counter() - mark
         exact_rounds += 1
         if failure is not None and exact_rounds > EXACT_WAY_OUT_ROUNDS:
             raise ExactWayOutLimit(
@@ -533,6 +548,56 @@ def solve_rooted(platform, roots: dict, symmetry=None, search: bool = True) -> R
         stats["route"] = f"exact way out ({failure})"
         stats["exact_simplex_rounds"] = simplex  # the rest: GLOP's basis, checked
     return RootedSolution(x, master, solution, prices, w, bounds, stats)
+
+
+#: The clamped search (ours; proofs/collective-exact-way-out.md, "Seeds"): in the
+#: exact way out, the collective LP is solved on the platform whose costs are clamped
+#: to [m / CLAMP_SPAN, m * CLAMP_SPAN] (m: the median cost); its optimal trees and basis
+#: seed the exact rounds.  Decided on 2 MI250 boxes with a link x 10^16 (CPU-s of the
+#: whole solve: span 10^2 15.9, 10^4 10.7, 10^6 99; 10 gave 5.4 there but no seeds on
+#: a100-4 x 10^16, in a version without the clamped LP's own way out), confirmed on
+#: a100-4 and the rows of benchmarks/exactcol43.md.
+CLAMP_SPAN = 10**4
+#: The clamped search runs when the exact way out has not stopped after this many
+#: rounds (the hetero-cluster's rows of benchmarks/exactcol43.md stop within 5; on them
+#: the clamped search would cost more than it saves).
+CLAMP_AFTER_ROUNDS = 6
+
+
+def _clamped_seeds(master, platform, roots, symmetry) -> list | None:
+    """A search (ours): add to ``master`` the trees of the basis and support of the
+    optimum of the collective LP on ``platform`` with its costs clamped (CLAMP_SPAN),
+    and return that basis in ``master``'s indices -- a start for the exact simplex,
+    which checks it (None: no cost was clamped, or the clamped LP was not solved).
+    The clamped platform's costs are within the span, so it is not clamped again; its
+    own work is bounded as any collective LP's (its float search, then at most
+    EXACT_WAY_OUT_ROUNDS exact rounds)."""
+    costs = sorted(l.cost for l in platform.links)
+    m = costs[len(costs) // 2]
+    lo, hi = m / CLAMP_SPAN, m * CLAMP_SPAN
+    if costs[0] >= lo and costs[-1] <= hi:
+        return None
+    clamped = platform.replace_links(Link(l.tail, l.head, min(hi, max(lo, l.cost)), l.startup)
+                                     for l in platform.links)
+    try:
+        found = solve_rooted(clamped, roots, symmetry)
+    except CertificationError:
+        return None
+    inner = found.master
+    first = 0 if inner.single else 1
+    basis = found.solution.basis
+    if basis is None or len(master.lp.rows) != len(inner.lp.rows):
+        return None
+    keep = {j for kind, j in basis if kind == "col"}
+    keep |= {first + k for k in range(len(inner.trees)) if found.solution.x[first + k]}
+    where = {j: j for j in range(first)}
+    for j in sorted(keep):
+        if j >= first:
+            tree = (inner.trees[j - first], inner.tree_roots[j - first],
+                    inner.tree_hops[j - first])
+            master.add(*tree)
+            where[j] = first + master.index(*tree)
+    return [("col", where[j]) if kind == "col" else (kind, j) for kind, j in basis]
 
 
 def _float_rounds(master, pricing, reps, state, seconds) -> None:
@@ -611,16 +676,23 @@ def _solve_master(master, failure, basis):
     the exact way out (``failure``: why the search stopped; also taken when the exact
     end of a successful search fails) GLOP's basis checked, else the exact simplex from
     ``basis`` (the previous master's optimal basis, still feasible: only columns were
-    added; None: the slacks, x = 0).  A failure of the way out names the bound it hit."""
+    added; or the clamped search's, retried from the slacks when the simplex refuses
+    it; None: the slacks, x = 0).  A failure of the way out names the bound it hit."""
     if failure is None:
         try:
             return master.lp.solve_exact(), None
         except CertificationError as exc:
             failure = str(exc)
+    slacks = [("row", i) for i in range(len(master.lp.rows))]
     if basis is None:
-        basis = [("row", i) for i in range(len(master.lp.rows))]
+        basis = slacks
     try:
-        return master.lp.solve_exact(basis, EXACT_WAY_OUT_PIVOTS), failure
+        try:
+            return master.lp.solve_exact(basis, EXACT_WAY_OUT_PIVOTS), failure
+        except CertificationError as exc:
+            if basis is slacks or isinstance(exc.__cause__, PivotLimit):
+                raise
+            return master.lp.solve_exact(slacks, EXACT_WAY_OUT_PIVOTS), failure
     except CertificationError as exc:
         bound = " (EXACT_WAY_OUT_PIVOTS)" if isinstance(exc.__cause__, PivotLimit) else ""
         raise ExactWayOutLimit(f"its exact way out failed: {exc}{bound}") from None
