@@ -553,10 +553,8 @@ def solve_rooted(platform, roots: dict, symmetry=None, search: bool = True) -> R
 #: The clamped search (ours; proofs/collective-exact-way-out.md, "Seeds"): in the
 #: exact way out, the collective LP is solved on the platform whose costs are clamped
 #: to [m / CLAMP_SPAN, m * CLAMP_SPAN] (m: the median cost); its optimal trees and basis
-#: seed the exact rounds.  Decided on 2 MI250 boxes with a link x 10^16 (CPU-s of the
-#: whole solve: span 10^2 15.9, 10^4 10.7, 10^6 99; 10 gave 5.4 there but no seeds on
-#: a100-4 x 10^16, in a version without the clamped LP's own way out), confirmed on
-#: a100-4 and the rows of benchmarks/exactcol43.md.
+#: seed the exact rounds.  Decided on 2 MI250 boxes with a link x 10^16, confirmed on
+#: a100-4 and the rows of benchmarks/exactcol43.md (the spans tried are there).
 CLAMP_SPAN = 10**4
 #: The clamped search runs when the exact way out has not stopped after this many
 #: rounds (the hetero-cluster's rows of benchmarks/exactcol43.md stop within 5; on them
