@@ -291,10 +291,9 @@ def prepare(schedule, *, map=None, effort: str = "default",
 def _of_schedule(schedule, origin: str, effort: str, options) -> PreparedBcast:
     from ..simulate.choose import broadcast_plan
     from ..verify import verify
-
-    platform = schedule.platform
     from .job import from_the_source_alone
 
+    platform = schedule.platform
     if not from_the_source_alone(schedule):   # broadcast_plan unrolls the source's only
         raise InputError(origin, "collective", "a collective's schedule: steady.mpi.bcast "
                          "runs a broadcast schedule from its platform's source")

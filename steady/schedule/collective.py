@@ -488,11 +488,15 @@ def _timetable(platform, result, max_messages: int, effort) -> tuple[Timetable, 
                 construction = name
                 break
     cap = None   # the ratio no timetable beats, when majority rows prove one below 1
+
+    def at_cap() -> bool:
+        return cap is not None and best is not None and best[0] >= cap
+
     if not proved and (best is None or best[0] < 1):
         cap = ratio_cap(platform, result)
-        if cap is not None and best is not None and best[0] >= cap:   # pragma: no cover
-            best = best[:2] + (best[0],) + best[3:]   # no construction by hand is capped
-            proved = True                              # so far
+        if at_cap():   # pragma: no cover - no construction by hand is capped so far
+            best = best[:2] + (best[0],) + best[3:]
+            proved = True
     if best is None or best[0] < best[2]:
         fams = families(platform, result, effort.collective_pricing,
                         effort.collective_neighbours)
@@ -508,8 +512,7 @@ def _timetable(platform, result, max_messages: int, effort) -> tuple[Timetable, 
             if best is None or ratio > best[0]:
                 best = (ratio, k, bound, table)
                 construction = "integer rooted trees, route rounds and list schedule"
-    if cap is not None and best[0] >= cap:
-        proved = True   # at the cap: no timetable does better
+    proved = proved or at_cap()   # at the cap: no timetable does better
     if not proved and effort.collective_ring_checks and best[0] < 1:
         # every compute node's links the cut (a dragonfly): one ring, lock-step steps;
         # a broadcast's sources: a path each (a fat tree's edges); searches of route
@@ -523,7 +526,7 @@ def _timetable(platform, result, max_messages: int, effort) -> tuple[Timetable, 
                 best = (table.rate(roots) / result.rate, k, Fraction(1), table)
                 construction = name
                 break
-        proved = cap is not None and best[0] >= cap
+        proved = at_cap()
     if effort.collective_blocks and best[0] < BLOCKS_BELOW and not proved:
         # small fabrics: trees chosen together with the sets of transfers that run
         # at once (the search's trees can need more than any such sequence gives);
@@ -548,8 +551,6 @@ def _timetable(platform, result, max_messages: int, effort) -> tuple[Timetable, 
              "ratio": ratio, "bound": bound, "cap": cap,
              "construction": construction}
     return table, stats
-
-
 
 
 def ratio_cap(platform, result) -> Fraction | None:

@@ -475,7 +475,7 @@ def solve_rooted(platform, roots: dict, symmetry=None, search: bool = True) -> R
     :data:`EXACT_WAY_OUT_PIVOTS` pivots per master; beyond them
     :class:`ExactWayOutLimit`."""
     start = time.perf_counter()
-    group = symmetry
+    group = symmetry   # as given (reset below where it does not act on the rows)
     fabric = Fabric(platform, roots)
     orbits = symmetry.row_orbits(fabric) if symmetry is not None else None
     if orbits is None:
