@@ -84,7 +84,7 @@ __all__ = ["KINDS", "Violation", "VerifyReport", "verify", "verify_file"]
 
 #: Every kind of violation, in the order the checks run.
 KINDS = ("format", "platform", "collective", "period", "duration", "link", "tree-index",
-         "tree-edge", "messages", "start", "window", "one-port", "capacity", "links",
+         "tree-edge", "messages", "start", "window", "speed", "one-port", "capacity", "links",
          "network", "tree", "route", "weight", "delivery", "messages-per-period", "totals",
          "throughput", "optimality", "ratio")
 

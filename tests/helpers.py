@@ -163,3 +163,15 @@ def every_tree_lp(platform, kind):
     for k, col in enumerate(columns):
         lp.add_variable(f"t{k}", column=col)
     return lp
+
+
+def full_speed(platform, table):
+    """``table`` itself, or for a streamed timetable (transfers at a share of their
+    routes, proofs/collectives.md §16) the list schedule of its trees at full speed:
+    the whole-hold and majority rows bound full-speed timetables only."""
+    from steady.schedule.effort import effort
+    from steady.schedule.list_schedule import route_list_schedule
+
+    if not table.slowed:
+        return table
+    return route_list_schedule(platform, list(table.trees), effort("fast"))

@@ -32,6 +32,11 @@ the steps above run where it stays below its bound.  Where the result is still b
 once; for a broadcast, one path per source) are searched and kept only when strictly
 better; on fabrics of :data:`RING_FIRST_COMPUTE` compute nodes or more without a
 construction by hand they are searched first, for the optimum itself.
+On a multi-port platform where the timetable built stays below 1, the same chunk
+counts' trees are also streamed (:mod:`.fluid`: every tree edge one transfer over the
+whole period at a share of its route's speed), which reaches their largest load exactly
+(proofs/collectives.md §16); the caps below bound full-speed transfers only, so they
+are asked on one-port platforms alone.
 Where the timetable built stays below 1, :func:`ratio_cap` asks whether the optimum's
 certificate, its prices moved onto majority rows, proves a cap below 1 (a one-port
 SimGrid cluster whose transfers hold 5/6 of shared limiters: 5/6; proofs/collectives.md
@@ -507,10 +512,26 @@ def _timetable(platform, result, max_messages: int, effort) -> tuple[Timetable, 
             best = best[:2] + (best[0],) + best[3:]
             proved = True
     fams = None
-    if streams and (best is None or best[0] < 1):
-        # every edge streamed over the period: the counts' load bound itself (§16)
+    if best is None or best[0] < best[2]:
         fams = families(platform, result, effort.collective_pricing,
                         effort.collective_neighbours)
+        # best bound first; a count's MILPs only while its cap could beat the best
+        candidates = CountsInOrder(fams, result.rate, roots, most, effort,
+                                   result.certificate.prices)
+        while (item := candidates.next(None if best is None else best[0])) is not None:
+            bound, k, weights = item
+            table = route_list_schedule(platform,
+                                        balanced_routes(platform, expanded(fams, weights)),
+                                        effort)
+            ratio = table.rate(roots) / result.rate
+            if best is None or ratio > best[0]:
+                best = (ratio, k, bound, table)
+                construction = "integer rooted trees, route rounds and list schedule"
+    if streams and best[0] < 1:
+        # every edge streamed over the period: the counts' load bound itself (§16),
+        # where full-speed transfers stay below it
+        fams = fams or families(platform, result, effort.collective_pricing,
+                                effort.collective_neighbours)
         streamed = CountsInOrder(fams, result.rate, roots, most, effort,
                                  result.certificate.prices)
         for _ in range(STREAMED_COUNTS):
@@ -526,21 +547,6 @@ def _timetable(platform, result, max_messages: int, effort) -> tuple[Timetable, 
                                 "period at a share of its route")
             if ratio == 1:
                 break
-    if best is None or best[0] < best[2]:
-        fams = fams or families(platform, result, effort.collective_pricing,
-                                effort.collective_neighbours)
-        # best bound first; a count's MILPs only while its cap could beat the best
-        candidates = CountsInOrder(fams, result.rate, roots, most, effort,
-                                   result.certificate.prices)
-        while (item := candidates.next(None if best is None else best[0])) is not None:
-            bound, k, weights = item
-            table = route_list_schedule(platform,
-                                        balanced_routes(platform, expanded(fams, weights)),
-                                        effort)
-            ratio = table.rate(roots) / result.rate
-            if best is None or ratio > best[0]:
-                best = (ratio, k, bound, table)
-                construction = "integer rooted trees, route rounds and list schedule"
     proved = proved or at_cap()   # at the cap: no timetable does better
     if not proved and effort.collective_ring_checks and best[0] < 1:
         # every compute node's links the cut (a dragonfly): one ring, lock-step steps;
