@@ -511,10 +511,22 @@ def _timetable(platform, result, max_messages: int, effort) -> tuple[Timetable, 
         if at_cap():   # pragma: no cover - no construction by hand is capped so far
             best = best[:2] + (best[0],) + best[3:]
             proved = True
-    fams = None
-    if best is None or best[0] < best[2]:
+    fams, tried_streams = None, False
+    if streams and (best is None or best[0] < 1):
         fams = families(platform, result, effort.collective_pricing,
                         effort.collective_neighbours)
+        first = CountsInOrder(fams, result.rate, roots, most, effort,
+                              result.certificate.prices).next(None)
+        if first is not None and first[0] < 1:
+            # the best count's whole-hold rows keep full-speed transfers below x*
+            # (a fat tree with oversubscription 3/2): streamed first, the list
+            # schedule's minutes only where streaming stays below its bound
+            best, construction = _streamed(platform, result, fams, most, effort, best,
+                                           construction)
+            tried_streams = True
+    if best is None or best[0] < best[2]:
+        fams = fams or families(platform, result, effort.collective_pricing,
+                                effort.collective_neighbours)
         # best bound first; a count's MILPs only while its cap could beat the best
         candidates = CountsInOrder(fams, result.rate, roots, most, effort,
                                    result.certificate.prices)
@@ -527,26 +539,9 @@ def _timetable(platform, result, max_messages: int, effort) -> tuple[Timetable, 
             if best is None or ratio > best[0]:
                 best = (ratio, k, bound, table)
                 construction = "integer rooted trees, route rounds and list schedule"
-    if streams and best[0] < 1:
-        # every edge streamed over the period: the counts' load bound itself (§16),
-        # where full-speed transfers stay below it
-        fams = fams or families(platform, result, effort.collective_pricing,
-                                effort.collective_neighbours)
-        streamed = CountsInOrder(fams, result.rate, roots, most, effort,
-                                 result.certificate.prices)
-        for _ in range(STREAMED_COUNTS):
-            if (item := streamed.next(None)) is None:
-                break
-            k, weights = item[1:]
-            table = streamed_timetable(
-                platform, balanced_routes(platform, expanded(fams, weights)))
-            ratio = table.rate(roots) / result.rate
-            if best is None or ratio > best[0]:
-                best = (ratio, k, ratio, table)   # nothing beats its trees' load bound
-                construction = ("integer rooted trees, each edge streamed over the "
-                                "period at a share of its route")
-            if ratio == 1:
-                break
+    if streams and best[0] < 1 and not tried_streams:
+        best, construction = _streamed(platform, result, fams, most, effort, best,
+                                       construction)
     proved = proved or at_cap()   # at the cap: no timetable does better
     if not proved and effort.collective_ring_checks and best[0] < 1:
         # every compute node's links the cut (a dragonfly): one ring, lock-step steps;
@@ -586,6 +581,30 @@ def _timetable(platform, result, max_messages: int, effort) -> tuple[Timetable, 
              "ratio": ratio, "bound": bound, "cap": cap,
              "construction": construction}
     return table, stats
+
+
+def _streamed(platform, result, fams, most: int, effort, best, construction):
+    """(best, construction) after streaming (:mod:`.fluid`, proofs/collectives.md §16)
+    the trees of the first :data:`STREAMED_COUNTS` chunk counts, best bound first,
+    where one beats ``best``; the bound of a streamed timetable is its own ratio
+    (nothing beats its trees' largest load)."""
+    roots = result.roots
+    counts = CountsInOrder(fams, result.rate, roots, most, effort,
+                           result.certificate.prices)
+    for _ in range(STREAMED_COUNTS):
+        if (item := counts.next(None)) is None:
+            break
+        k, weights = item[1:]
+        table = streamed_timetable(platform,
+                                   balanced_routes(platform, expanded(fams, weights)))
+        ratio = table.rate(roots) / result.rate
+        if best is None or ratio > best[0]:
+            best = (ratio, k, ratio, table)
+            construction = ("integer rooted trees, each edge streamed over the period "
+                            "at a share of its route")
+        if ratio == 1:
+            break
+    return best, construction
 
 
 def ratio_cap(platform, result) -> Fraction | None:
