@@ -55,6 +55,7 @@ builds it with :func:`.timed.timed_schedule`, unchanged.
 
 from __future__ import annotations
 
+import copy
 import heapq
 import math
 from fractions import Fraction
@@ -153,6 +154,17 @@ def with_rows(fams: list[Family]) -> list[Family]:
                 loads[row] = t
         f.loads = loads
     return fams
+
+
+def load_rows(fams: list[Family]) -> list[Family]:
+    """Copies of the families whose ``loads`` keep the rows (l, l) alone: the
+    resources' loads, which bound streamed timetables (proofs/collectives.md §16)."""
+    out = []
+    for f in fams:
+        g = copy.copy(f)
+        g.loads = {row: t for row, t in f.loads.items() if row[0] == row[1]}
+        out.append(g)
+    return out
 
 
 def _family_key(tree) -> tuple:
@@ -589,14 +601,15 @@ def _streamed(platform, result, fams, most: int, effort, best, construction):
     where one beats ``best``; the bound of a streamed timetable is its own ratio
     (nothing beats its trees' largest load)."""
     roots = result.roots
+    fams = load_rows(fams)   # no whole holds at a share: the loads alone bound
     counts = CountsInOrder(fams, result.rate, roots, most, effort,
                            result.certificate.prices)
     for _ in range(STREAMED_COUNTS):
         if (item := counts.next(None)) is None:
             break
         k, weights = item[1:]
-        table = streamed_timetable(platform,
-                                   balanced_routes(platform, expanded(fams, weights)))
+        trees = balanced_routes(platform, expanded(fams, weights), whole=False)
+        table = streamed_timetable(platform, trees)
         ratio = table.rate(roots) / result.rate
         if best is None or ratio > best[0]:
             best = (ratio, k, ratio, table)
@@ -752,7 +765,7 @@ ROUTE_CHOICES = 16
 LONGER_ROUTES = 2
 
 
-def balanced_routes(platform, trees: list[Tree]) -> list[Tree]:
+def balanced_routes(platform, trees: list[Tree], whole: bool = True) -> list[Tree]:
     """The trees with each edge moved, where that lowers the loads, to another route
     between its two ends, as fast or faster (ours): the optimum routes an edge through
     any cheapest path and leaves unpriced links (a fat tree's aggregation and core
@@ -764,7 +777,8 @@ def balanced_routes(platform, trees: list[Tree]) -> list[Tree]:
     most :data:`ROUTE_CHOICES` routes per edge, no more than :data:`LONGER_ROUTES`
     hops longer.  The trees as given when the moves raise the largest whole-hold row
     (:func:`steady.network.resources.whole_hold_rows`: a move may make a slow route
-    hold in part a link that fast routes need whole)."""
+    hold in part a link that fast routes need whole), unless ``whole`` is False
+    (streamed transfers hold nothing whole: the loads alone count)."""
     model = transfer_model(platform)
     switches = platform.switches
     if not switches:
@@ -812,7 +826,7 @@ def balanced_routes(platform, trees: list[Tree]) -> list[Tree]:
                 routes[child] = tuple(path[1:-1])
         out.append(Tree(tree.parent, tree.weight, tree.root, tree.direction,
                         routes or None))
-    if whole_hold_bound(model, route_counts(out)) > whole_hold_bound(
+    if whole and whole_hold_bound(model, route_counts(out)) > whole_hold_bound(
             model, route_counts(trees)):
         return trees
     return out
