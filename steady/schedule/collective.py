@@ -437,11 +437,6 @@ _RING_BUILDS = (
 #: each): the others are tried as found.
 SPREAD_COUNTS = 3
 
-#: Chunk counts (best bound first) streamed on a multi-port platform before the list
-#: schedule; the first one reaches its bound exactly, later ones only where its trees'
-#: loads stay below x*.
-STREAMED_COUNTS = 3
-
 
 def collective_timetable(platform, result, max_messages: int,
                          effort=DEFAULT) -> tuple[Timetable, dict]:
@@ -473,7 +468,7 @@ def _timetable(platform, result, max_messages: int, effort) -> tuple[Timetable, 
     proved = False
     # multi-port: transfers may run at a share of their route's speed (§16), so the
     # caps of full-speed timetables (§9, §10's NIC cap, §15) do not bound what is built
-    streams = transfer_model(platform).shares
+    streams = transfer_model(platform).shares and effort.collective_streamed > 0
     phased = phased_timetable(platform, result, most)
     if phased is not None:   # a Clos fabric (fat tree, leaf-spine): phases built by hand
         table, k = phased
@@ -551,9 +546,6 @@ def _timetable(platform, result, max_messages: int, effort) -> tuple[Timetable, 
             if best is None or ratio > best[0]:
                 best = (ratio, k, bound, table)
                 construction = "integer rooted trees, route rounds and list schedule"
-    if streams and best[0] < 1 and not tried_streams:
-        best, construction = _streamed(platform, result, fams, most, effort, best,
-                                       construction)
     proved = proved or at_cap()   # at the cap: no timetable does better
     if not proved and effort.collective_ring_checks and best[0] < 1:
         # every compute node's links the cut (a dragonfly): one ring, lock-step steps;
@@ -569,6 +561,9 @@ def _timetable(platform, result, max_messages: int, effort) -> tuple[Timetable, 
                 construction = name
                 break
         proved = at_cap()
+    if streams and best[0] < 1 and not tried_streams:   # after the ring: fewer chunks
+        best, construction = _streamed(platform, result, fams, most, effort, best,
+                                       construction)
     if effort.collective_blocks and best[0] < BLOCKS_BELOW and not proved:
         # small fabrics: trees chosen together with the sets of transfers that run
         # at once (the search's trees can need more than any such sequence gives);
@@ -597,14 +592,17 @@ def _timetable(platform, result, max_messages: int, effort) -> tuple[Timetable, 
 
 def _streamed(platform, result, fams, most: int, effort, best, construction):
     """(best, construction) after streaming (:mod:`.fluid`, proofs/collectives.md §16)
-    the trees of the first :data:`STREAMED_COUNTS` chunk counts, best bound first,
+    the trees of the first ``effort.collective_streamed`` chunk counts, best bound first,
     where one beats ``best``; the bound of a streamed timetable is its own ratio
     (nothing beats its trees' largest load)."""
     roots = result.roots
+    if fams is None:
+        fams = families(platform, result, effort.collective_pricing,
+                        effort.collective_neighbours)
     fams = load_rows(fams)   # no whole holds at a share: the loads alone bound
     counts = CountsInOrder(fams, result.rate, roots, most, effort,
                            result.certificate.prices)
-    for _ in range(STREAMED_COUNTS):
+    for _ in range(effort.collective_streamed):
         if (item := counts.next(None)) is None:
             break
         k, weights = item[1:]
