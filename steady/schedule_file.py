@@ -694,7 +694,10 @@ def _timed_document(transfers) -> list:
     name, number = _encoders()
     return [_Encoded(f'{{"from": {name(t.tail)}, "to": {name(t.head)}, '
                      f'"tree": {number(t.tree)}, "messages": {number(t.messages)}, '
-                     f'"start": {json.dumps(format_exact(t.start))}}}')
+                     f'"start": {json.dumps(format_exact(t.start))}'
+                     + ("" if getattr(t, "duration", None) is None
+                        else f', "duration": {json.dumps(format_exact(t.duration))}')
+                     + '}')
             for t in transfers]
 
 
