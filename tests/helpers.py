@@ -175,3 +175,23 @@ def full_speed(platform, table):
     if not table.slowed:
         return table
     return route_list_schedule(platform, list(table.trees), effort("fast"))
+
+
+def streamed_schedule(platform, kind="allgather", most=4):
+    """(result, table): the streamed timetable (proofs/collectives.md §16) of the first
+    chunk count's trees ranked by their loads, as the chooser streams them -- built here
+    whatever construction the chooser would keep on ``platform``."""
+    from steady.schedule.collective import (CountsInOrder, balanced_routes, expanded,
+                                            families, load_rows)
+    from steady.schedule.effort import effort
+    from steady.schedule.fluid import streamed_timetable
+    from steady.throughput import collective_throughput
+
+    result = collective_throughput(platform, kind)
+    level = effort("fast")
+    fams = load_rows(families(platform, result, level.collective_pricing,
+                              level.collective_neighbours))
+    _, _, weights = CountsInOrder(fams, result.rate, result.roots, most, level,
+                                  result.certificate.prices).next(None)
+    trees = balanced_routes(platform, expanded(fams, weights), whole=False)
+    return result, streamed_timetable(platform, trees)

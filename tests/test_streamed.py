@@ -10,11 +10,10 @@ from fractions import Fraction
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from helpers import examples
+from helpers import examples, streamed_schedule
 
 from steady.network.resources import transfer_model
-from steady.schedule.collective import (CountsInOrder, balanced_routes,
-                                        collective_timetable, expanded, families)
+from steady.schedule.collective import collective_timetable
 from steady.schedule.effort import effort
 from steady.schedule.fluid import streamed_timetable
 from steady.schedule.timetable import Timetable
@@ -27,14 +26,7 @@ from steady.verify import verify
 
 def streamed(platform, kind="allgather", most=8):
     """(result, streamed timetable of the first chunk count's trees)."""
-    result = collective_throughput(platform, kind)
-    level = effort("fast")
-    fams = families(platform, result, level.collective_pricing,
-                    level.collective_neighbours)
-    _, _, weights = CountsInOrder(fams, result.rate, result.roots, most, level,
-                                  result.certificate.prices).next(None)
-    trees = balanced_routes(platform, expanded(fams, weights))
-    return result, streamed_timetable(platform, trees)
+    return streamed_schedule(platform, kind, most)
 
 
 def largest_load(platform, table) -> Fraction:

@@ -10,7 +10,7 @@ from fractions import Fraction
 import pytest
 from hypothesis import HealthCheck, assume, event, given, settings
 
-from helpers import examples
+from helpers import examples, streamed_schedule
 from steady.platform import Platform
 from steady.schedule.collective import collective_schedule
 from steady.schedule_file import Schedule, transfer_cost, transfer_time
@@ -34,10 +34,10 @@ def slowed(schedule) -> list:
 
 @pytest.fixture(scope="module", params=["allgather", "allreduce"])
 def streamed(request):
-    """The schedule steady builds for switched_cluster(41), multi-port: streamed."""
+    """switched_cluster(41), multi-port, streamed."""
     platform = switched_cluster(41, "multi-port")
-    result = collective_throughput(platform, request.param)
-    schedule = collective_schedule(platform, result, 4, "fast")[0]
+    result, table = streamed_schedule(platform, request.param, 4)
+    schedule = table.schedule(result)
     report = verify(platform, schedule)
     assert report.ok
     return schedule, report.bound

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import run
+from helpers import run, streamed_schedule
 from steady.platform import Platform
 from steady.schedule.collective import collective_schedule
 from steady.schedule_file import transfer_cost, transfer_time
@@ -29,8 +29,8 @@ pytestmark = pytest.mark.skipif(locate.find_simgrid() is None,
 @pytest.fixture(scope="module", params=["allgather", "reduce-scatter"])
 def streamed(request):
     platform = Platform.from_file(DATA_CENTER)
-    result = collective_throughput(platform, request.param)
-    schedule = collective_schedule(platform, result, 2, "fast")[0]
+    result, table = streamed_schedule(platform, request.param, 2)
+    schedule = table.schedule(result)
     p, trees = schedule.platform, schedule.trees
     slow = [t for t in schedule.transfers
             if transfer_time(p, trees, t) > t.messages * transfer_cost(p, trees, t)]
@@ -86,8 +86,8 @@ def test_a_full_speed_replay_keeps_its_model():
     from steady.simgrid.replay import replay
 
     platform = Platform.from_file(DATA_CENTER)
-    result = collective_throughput(platform, "allgather")
-    schedule = collective_schedule(platform, result, 2, "fast")[0]
+    result, table = streamed_schedule(platform, "allgather", 2)
+    schedule = table.schedule(result)
     # one transfer alone per period, at full speed: its own route's time
     t = schedule.transfers[0]
     c = transfer_cost(schedule.platform, schedule.trees, t)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import run
+from helpers import run, streamed_schedule
 from steady.platform import Platform
 from steady.present.show import port_bars
 from steady.runtimes.msccl.check import check_bytes
@@ -29,8 +29,9 @@ def schedule_of(platform, kind="allgather", most=4):
 
 @pytest.fixture(scope="module")
 def a100():
-    """a100-1's allgather: streamed, every edge one transfer over the whole period."""
-    schedule = schedule_of(Platform.from_file(SAMPLES / "a100-1.json"))
+    """a100-1's allgather streamed: every edge one transfer over the whole period."""
+    result, table = streamed_schedule(Platform.from_file(SAMPLES / "a100-1.json"))
+    schedule = table.schedule(result)
     p, trees = schedule.platform, schedule.trees
     assert all(transfer_time(p, trees, t) == schedule.period
                > t.messages * transfer_cost(p, trees, t) for t in schedule.transfers)
@@ -82,7 +83,8 @@ def test_a_streamed_allgather_on_a_switched_cluster_exports_and_verifies(capsys,
     """switched_cluster(41), multi-port: streamed; the export passes ``steady verify
     --msccl PLATFORM``; its moves last their transfers' durations."""
     platform = switched_cluster(41, "multi-port")
-    schedule = schedule_of(platform)
+    result, table = streamed_schedule(platform)
+    schedule = table.schedule(result)
     e = export_collective(schedule)
     lengths = {m.label: e.timing.end[m.index] - e.timing.start[m.index] - m.startup
                for m in e.moves}
