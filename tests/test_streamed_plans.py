@@ -12,13 +12,11 @@ from hypothesis import HealthCheck, assume, event, given, settings
 
 from helpers import examples, streamed_schedule
 from steady.platform import Platform
-from steady.schedule.collective import collective_schedule
 from steady.schedule_file import Schedule, transfer_cost, transfer_time
 from steady.simulate.collective import collective_horizon, collective_plan, message_ends
 from steady.simulate.plan import Plan, Transfer, check_plan
 from steady.simulate.plan_streams import Stream, Streams
 from steady.strategies import collective_schedules, switched_platforms
-from steady.throughput import collective_throughput
 from steady.topologies import switched_cluster
 from steady.verify import verify
 

@@ -11,12 +11,10 @@ import pytest
 
 from helpers import run, streamed_schedule
 from steady.platform import Platform
-from steady.schedule.collective import collective_schedule
 from steady.schedule_file import transfer_cost, transfer_time
 from steady.simgrid import locate
 from steady.simulate.collective import collective_plan
 from steady.simulate.plan import check_plan
-from steady.throughput import collective_throughput
 
 F = Fraction
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
