@@ -66,29 +66,32 @@ def test_show_of_a_full_speed_timetable_has_no_duration(capsys, tmp_path):
     assert not any(" over " in line for line in out.splitlines() if "->" in line)
 
 
-def test_the_msccl_export_of_a_streamed_allgather_verifies_and_times_its_durations(a100):
-    """Every move lasts its transfer's duration plus its route's start-ups (its chunks
-    at the route's slowest link times the transfer's slowdown); the program passes
-    the independent checker; on a100-1 (one switch hop, every edge from its root) the
-    loop's estimate is the schedule's period exactly."""
+def test_the_msccl_export_of_a_streamed_allgather_verifies_at_full_speed(a100):
+    """The program passes the independent checker; its moves are timed at their
+    routes' speed (a link's threadblock sends its chunks one after the other, as the
+    executor runs them: the export's estimate is the pairs' alone, which the shared
+    links then stretch to the period), so the loop's estimate is within the period."""
     e = export_collective(a100)
     report = check_bytes(e.text.encode(), "ag.xml", a100.platform)
     assert report.ok, report.violations[:3]
+    cost = {t.messages * transfer_cost(a100.platform, a100.trees, t)
+            for t in a100.transfers}
     assert {e.timing.end[m.index] - e.timing.start[m.index] - m.startup
-            for m in e.moves} == {a100.period}
-    assert e.timing.makespan == a100.period
+            for m in e.moves} <= cost
+    assert e.timing.makespan <= a100.period
 
 
 def test_a_streamed_allgather_on_a_switched_cluster_exports_and_verifies(capsys, tmp_path):
     """switched_cluster(41), multi-port: streamed; the export passes ``steady verify
-    --msccl PLATFORM``; its moves last their transfers' durations."""
+    --msccl PLATFORM``; its moves run at their routes' speed."""
     platform = switched_cluster(41, "multi-port")
     result, table = streamed_schedule(platform)
     schedule = table.schedule(result)
     e = export_collective(schedule)
-    lengths = {m.label: e.timing.end[m.index] - e.timing.start[m.index] - m.startup
+    lengths = {e.timing.end[m.index] - e.timing.start[m.index] - m.startup
                for m in e.moves}
-    assert set(lengths.values()) == {schedule.period}
+    assert lengths <= {t.messages * transfer_cost(platform, schedule.trees, t)
+                       for t in schedule.transfers}
     path, xml, plat = tmp_path / "s.json", tmp_path / "ag.xml", tmp_path / "p.json"
     schedule.write(path)
     platform.write(plat)

@@ -11,9 +11,7 @@ The mapping (docs/formats.md, "MSCCL algorithm XML"):
   them in the order of their ``start``: the j-th message of the edge is chunk b_l + j;
 - a tree edge whose path crosses switches (which are not ranks) is one move between
   the compute nodes at its ends, timed by the transfers on its last arc, at the path's
-  slowest link (cut-through) plus the start-ups of its links; a transfer that runs
-  slower than its route (its ``duration``, multi-port, issue 43) at that slowest link
-  times its slowdown (:func:`slowdown`), so its move lasts its duration plus start-ups;
+  slowest link (cut-through) plus the start-ups of its links;
 - within a loop a node forwards a chunk after receiving it: :mod:`.loop` places the
   moves again causally, :mod:`.program` gives each link a send and a receive
   threadblock that list its moves in that order.
@@ -39,7 +37,7 @@ from dataclasses import dataclass, field, replace
 from fractions import Fraction
 
 from ...errors import InputError, echo
-from ...schedule_file import IN, Schedule, timed, transfer_cost, transfer_time
+from ...schedule_file import IN, Schedule, timed
 from .loop import Move, Timing, causal_order
 from .program import algo_xml, broadcast_program, escape, program_of
 from .ranks import rank_map, switches_of
@@ -295,7 +293,7 @@ def collective_moves(schedule: Schedule, ranks: dict[str, int], offsets: dict,
             offset = first
             for start, k, t in carried:
                 specs.append((l, edge[0], edge[1], offset, t.messages, (start, k),
-                              max(link.cost for link in links) * slowdown(schedule, t),
+                              max(link.cost for link in links),
                               sum(link.startup for link in links)))
                 ranges.setdefault((l, edge[1]), []).append((offset, t.messages,
                                                             len(specs) - 1))
@@ -307,18 +305,6 @@ def collective_moves(schedule: Schedule, ranks: dict[str, int], offsets: dict,
         moves.append(Move(i, ranks[sender], ranks[v], first, count, after, priority,
                           cost, startup, f"{sender}->{v} tree {l}"))
     return moves
-
-
-def slowdown(schedule: Schedule, t) -> Fraction:
-    """How much slower than its route the transfer ``t`` runs: its ``duration`` over
-    its messages at the route's speed (issue 43: a share of the route on a multi-port
-    platform), 1 for a transfer at full speed.  A move's time per chunk is its path's
-    slowest link times this, so a streamed transfer's move lasts what it lasts in the
-    timetable (plus its start-ups)."""
-    if getattr(t, "duration", None) is None:
-        return Fraction(1)
-    return transfer_time(schedule.platform, schedule.trees, t) / (
-        t.messages * transfer_cost(schedule.platform, schedule.trees, t))
 
 
 def _check_name(name: str, origin: str) -> None:
@@ -358,7 +344,7 @@ def broadcast_moves(schedule: Schedule, ranks: dict[str, int],
             offset = base
             for start, k, t in carried:
                 specs.append((l, sender, v, offset, t.messages, (start, k),
-                              max(link.cost for link in links) * slowdown(schedule, t),
+                              max(link.cost for link in links),
                               sum(link.startup for link in links)))
                 ranges.setdefault((l, v), []).append((offset, t.messages, len(specs) - 1))
                 offset += t.messages
