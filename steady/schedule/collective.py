@@ -518,16 +518,17 @@ def _timetable(platform, result, max_messages: int, effort) -> tuple[Timetable, 
         if at_cap():   # pragma: no cover - no construction by hand is capped so far
             best = best[:2] + (best[0],) + best[3:]
             proved = True
-    fams, tried_streams = None, False
+    fams, candidates, first, tried_streams = None, None, None, False
     if streams and (best is None or best[0] < 1):
         fams = families(platform, result, effort.collective_pricing,
                         effort.collective_neighbours)
-        first = CountsInOrder(fams, result.rate, roots, most, effort,
-                              result.certificate.prices).next(None)
-        if first is not None and first[0] < 1:
-            # the best count's whole-hold rows keep full-speed transfers below x*
-            # (a fat tree with oversubscription 3/2): streamed first, the list
-            # schedule's minutes only where streaming stays below its bound
+        candidates = CountsInOrder(fams, result.rate, roots, most, effort,
+                                   result.certificate.prices)
+        first = candidates.next(None)   # the list schedule's first count, scored once
+        if first is not None and first[0] < BLOCKS_BELOW:
+            # the best count's whole-hold rows keep full-speed transfers below the
+            # target (a fat tree with oversubscription 3/2: 0.81): streamed first, the
+            # list schedule's minutes only where streaming stays below its bound
             best, construction = _streamed(platform, result, fams, most, effort, best,
                                            construction)
             tried_streams = True
@@ -535,9 +536,15 @@ def _timetable(platform, result, max_messages: int, effort) -> tuple[Timetable, 
         fams = fams or families(platform, result, effort.collective_pricing,
                                 effort.collective_neighbours)
         # best bound first; a count's MILPs only while its cap could beat the best
-        candidates = CountsInOrder(fams, result.rate, roots, most, effort,
-                                   result.certificate.prices)
-        while (item := candidates.next(None if best is None else best[0])) is not None:
+        if candidates is None:
+            candidates = CountsInOrder(fams, result.rate, roots, most, effort,
+                                       result.certificate.prices)
+            first = candidates.next(None if best is None else best[0])
+        elif first is not None and best is not None and first[0] <= best[0]:
+            first = None   # what next(best) would have said: nothing beats the best
+        while (item := first or candidates.next(None if best is None else best[0])) \
+                is not None:
+            first = None
             bound, k, weights = item
             table = route_list_schedule(platform,
                                         balanced_routes(platform, expanded(fams, weights)),
@@ -600,10 +607,14 @@ def _streamed(platform, result, fams, most: int, effort, best, construction):
         fams = families(platform, result, effort.collective_pricing,
                         effort.collective_neighbours)
     fams = load_rows(fams)   # no whole holds at a share: the loads alone bound
+    if best is not None and best[0] >= BLOCKS_BELOW:
+        # at the target already: the rounded weights alone, no packing MILP (which
+        # doubled the time of fabrics streamed from 0.995 to the same ratio)
+        effort = effort.but(collective_nodes=0)
     counts = CountsInOrder(fams, result.rate, roots, most, effort,
                            result.certificate.prices)
     for _ in range(effort.collective_streamed):
-        if (item := counts.next(None)) is None:
+        if (item := counts.next(None if best is None else best[0])) is None:
             break
         k, weights = item[1:]
         trees = balanced_routes(platform, expanded(fams, weights), whole=False)
