@@ -525,10 +525,13 @@ def _timetable(platform, result, max_messages: int, effort) -> tuple[Timetable, 
         candidates = CountsInOrder(fams, result.rate, roots, most, effort,
                                    result.certificate.prices)
         first = candidates.next(None)   # the list schedule's first count, scored once
-        if first is not None and first[0] < BLOCKS_BELOW:
+        if first is not None and first[0] < BLOCKS_BELOW and first[0] < min(1, grid_cap(
+                load_rows(fams), result.rate, roots, first[1],
+                result.certificate.prices)):
             # the best count's whole-hold rows keep full-speed transfers below the
-            # target (a fat tree with oversubscription 3/2: 0.81): streamed first, the
-            # list schedule's minutes only where streaming stays below its bound
+            # target where its loads alone could go higher (a fat tree with
+            # oversubscription 3/2: 0.81, not a broadcast's grid of 31/32): streamed
+            # first, the list schedule's minutes only where streaming stays below
             best, construction = _streamed(platform, result, fams, most, effort, best,
                                            construction)
             tried_streams = True
