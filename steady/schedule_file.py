@@ -53,7 +53,7 @@ _REQUIRED = ("platform", "throughput", "period", "messages_per_period", "trees")
 _TREE_KEYS = {"weight", "edges", "root", "direction", "routes"}
 _STEP_KEYS = {"duration", "transfers"}
 _TRANSFER_KEYS = {"from", "to", "tree", "messages"}
-_TIMED_TRANSFER_KEYS = _TRANSFER_KEYS | {"start"}
+_TIMED_TRANSFER_KEYS = _TRANSFER_KEYS | {"start", "duration"}
 _CERTIFICATE_KEYS = {"out_prices", "in_prices", "min_tree_cost", "scale", "min_flow",
                      "link_prices"}
 #: The collectives a schedule may serve (issue 43) and their keys.
@@ -93,13 +93,16 @@ class Transfer:
 class TimedTransfer:
     """Version 2: ``messages`` messages of tree ``tree`` over tail -> head, holding the
     sender's out-port and the receiver's in-port during [start, start + messages x cost)
-    of every period."""
+    of every period.  ``duration`` (None: messages x cost, the route's speed) is set
+    only for a transfer that runs slower than its route on a multi-port platform,
+    holding a share of its links (issue 43; docs/formats.md)."""
 
     tail: str
     head: str
     tree: int
     messages: int
     start: Fraction
+    duration: Fraction | None = None
 
     def __post_init__(self):
         if isinstance(self.start, int) and not isinstance(self.start, bool):
@@ -110,14 +113,18 @@ class TimedTransfer:
         return (self.tail, self.head)
 
     def __repr__(self):
+        extra = "" if self.duration is None else f", duration={_repr(self.duration)}"
         return (f"TimedTransfer({self.tail!r}, {self.head!r}, {self.tree!r}, "
-                f"{self.messages!r}, {_repr(self.start)})")
+                f"{self.messages!r}, {_repr(self.start)}{extra})")
 
     _repr_pretty_ = Transfer._repr_pretty_
 
     def to_dict(self) -> dict:
-        return {"from": self.tail, "to": self.head, "tree": _int_out(self.tree),
-                "messages": _int_out(self.messages), "start": format_exact(self.start)}
+        out = {"from": self.tail, "to": self.head, "tree": _int_out(self.tree),
+               "messages": _int_out(self.messages), "start": format_exact(self.start)}
+        if self.duration is not None:
+            out["duration"] = format_exact(self.duration)
+        return out
 
 
 @dataclass(frozen=True)
@@ -602,6 +609,15 @@ def timed(schedule: Schedule) -> Schedule:
     return replace(schedule, steps=(), transfers=tuple(out), version=TIMED)
 
 
+def transfer_time(platform, trees, transfer) -> Fraction | None:
+    """How long a version 2 transfer runs: its ``duration`` when given, else its
+    messages at :func:`transfer_cost`; None when it names no tree edge over links."""
+    if getattr(transfer, "duration", None) is not None:
+        return transfer.duration
+    cost = transfer_cost(platform, trees, transfer)
+    return None if cost is None else transfer.messages * cost
+
+
 def transfer_cost(platform, trees, transfer) -> Fraction | None:
     """The time per message of a transfer: its link's cost, or for a tree whose edge
     crosses switches (issue 43) the slowest link of the route; None when the transfer
@@ -678,7 +694,9 @@ def _timed_document(transfers) -> list:
     name, number = _encoders()
     return [_Encoded(f'{{"from": {name(t.tail)}, "to": {name(t.head)}, '
                      f'"tree": {number(t.tree)}, "messages": {number(t.messages)}, '
-                     f'"start": {json.dumps(format_exact(t.start))}}}')
+                     f'"start": {json.dumps(format_exact(t.start))}'
+                     + ("" if t.duration is None else
+                        f', "duration": {json.dumps(format_exact(t.duration))}') + "}")
             for t in transfers]
 
 
@@ -987,7 +1005,9 @@ def _timed_transfer(entry, origin: str, element: str) -> TimedTransfer:
                          _node(entry["to"], origin, f"{element}.to"),
                          _integer(entry["tree"], origin, f"{element}.tree"),
                          _integer(entry["messages"], origin, f"{element}.messages"),
-                         _exact(entry["start"], origin, f"{element}.start"))
+                         _exact(entry["start"], origin, f"{element}.start"),
+                         None if entry.get("duration") is None
+                         else _exact(entry["duration"], origin, f"{element}.duration"))
 
 
 def _certificate(entry, origin: str, element: str) -> PriceCertificate:

@@ -84,7 +84,7 @@ __all__ = ["KINDS", "Violation", "VerifyReport", "verify", "verify_file"]
 
 #: Every kind of violation, in the order the checks run.
 KINDS = ("format", "platform", "collective", "period", "duration", "link", "tree-index",
-         "tree-edge", "messages", "start", "window", "one-port", "capacity", "links",
+         "tree-edge", "messages", "start", "window", "speed", "one-port", "capacity", "links",
          "network", "tree", "route", "weight", "delivery", "messages-per-period", "totals",
          "throughput", "optimality", "ratio")
 
@@ -399,6 +399,11 @@ def _check_timetable(platform: Platform, schedule: Schedule, tree_edges: list,
         if not platform.has_link(t.tail, t.head):
             continue
         end = t.start + t.messages * platform.cost(t.tail, t.head)
+        duration = getattr(t, "duration", None)
+        if duration is not None and duration != end - t.start:
+            report.add("one-port", f"{where}.duration", format_exact(end - t.start),
+                       duration, "on a one-port platform a transfer runs at its link's "
+                       "speed: its duration is its messages x the link's cost")
         if period_ok and end > period:
             report.add("window", where, f"<= {format_exact(period)}", end,
                        f"ends at {format_exact(end)}, after the period "

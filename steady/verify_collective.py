@@ -23,7 +23,10 @@ and the Edmonds families), and restates every rule from the format's semantics:
   link) and holds, while it runs -- one-port: its sender's out-port and its receiver's
   in-port (switches have no port) and c_l / c_P of every link between two switches;
   multi-port: c_l / c_P of every link of the route; both: c_nl / c_P of every shared
-  network link some arc of the route crosses.  A timetable (version 2) keeps every
+  network link some arc of the route crosses.  On a multi-port platform a transfer
+  may run slower, for a ``duration`` above m·c_P, and then holds those parts times
+  m·c_P / duration (``speed``: never faster than m·c_P; ``one-port``: never slower
+  on a one-port platform).  A timetable (version 2) keeps every
   resource within its capacity 1 at every instant (``one-port`` for ports, ``links``,
   ``network``), inside [0, period] (``start``, ``window``); synchronous steps (version
   1) keep each resource's time in a step, sum of m·c_P·part, within the step's
@@ -321,7 +324,13 @@ def check_timetable(model: _Model, schedule, tree_edges, report) -> dict:
             report.add("start", f"{where}.start", ">= 0", t.start,
                        f"start {format_exact(t.start)} is before the period begins")
         c, parts = model.holds(route)
-        end = t.start + t.messages * c
+        length = _duration(model, t, t.messages * c, where, report)
+        if length is None:
+            continue
+        if length != t.messages * c:   # slower than its route: a share of each link
+            share = t.messages * c / length
+            parts = {key: part * share for key, part in parts.items()}
+        end = t.start + length
         if period_ok and end > period:
             report.add("window", where, f"<= {format_exact(period)}", end,
                        f"ends at {format_exact(end)}, after the period "
@@ -342,6 +351,29 @@ def check_timetable(model: _Model, schedule, tree_edges, report) -> dict:
                               if key[0] in ("out", "in") else ""))
                 break
     return carried
+
+
+def _duration(model: _Model, t, length: Fraction, where: str, report):
+    """How long the transfer ``t`` runs (``length``: its messages at its route's speed),
+    or None when its ``duration`` breaks the rule: a transfer never runs faster than
+    its route, and slower only on a multi-port platform (a one-port one holds its
+    ports whole, whatever its speed)."""
+    duration = getattr(t, "duration", None)
+    if duration is None or duration == length:
+        return length
+    if not _is_exact(duration):
+        report.add("format", f"{where}.duration", "an exact number",
+                   type(duration).__name__, "a duration is an int or a Fraction")
+    elif duration < length:
+        report.add("speed", f"{where}.duration", f">= {format_exact(length)}", duration,
+                   f"{format_exact(duration)} is faster than its route allows "
+                   f"({t.messages} messages at the route's slowest link)")
+    elif model.one_port:
+        report.add("one-port", f"{where}.duration", format_exact(length), duration,
+                   "on a one-port platform a transfer runs at its route's speed")
+    else:
+        return duration
+    return None
 
 
 def check_steps(model: _Model, schedule, tree_edges, report) -> dict:

@@ -163,3 +163,35 @@ def every_tree_lp(platform, kind):
     for k, col in enumerate(columns):
         lp.add_variable(f"t{k}", column=col)
     return lp
+
+
+def full_speed(platform, table):
+    """``table`` itself, or for a streamed timetable (transfers at a share of their
+    routes, proofs/collectives.md §16) the list schedule of its trees at full speed:
+    the whole-hold and majority rows bound full-speed timetables only."""
+    from steady.schedule.effort import effort
+    from steady.schedule.list_schedule import route_list_schedule
+
+    if not table.slowed:
+        return table
+    return route_list_schedule(platform, list(table.trees), effort("fast"))
+
+
+def streamed_schedule(platform, kind="allgather", most=4):
+    """(result, table): the streamed timetable (proofs/collectives.md §16) of the first
+    chunk count's trees ranked by their loads, as the chooser streams them -- built here
+    whatever construction the chooser would keep on ``platform``."""
+    from steady.schedule.collective import (CountsInOrder, balanced_routes, expanded,
+                                            families, load_rows)
+    from steady.schedule.effort import effort
+    from steady.schedule.fluid import streamed_timetable
+    from steady.throughput import collective_throughput
+
+    result = collective_throughput(platform, kind)
+    level = effort("fast")
+    fams = load_rows(families(platform, result, level.collective_pricing,
+                              level.collective_neighbours))
+    _, _, weights = CountsInOrder(fams, result.rate, result.roots, most, level,
+                                  result.certificate.prices).next(None)
+    trees = balanced_routes(platform, expanded(fams, weights), whole=False)
+    return result, streamed_timetable(platform, trees)

@@ -9,7 +9,7 @@ from fractions import Fraction
 import pytest
 from hypothesis import HealthCheck, assume, given, settings, strategies as st
 
-from helpers import examples
+from helpers import examples, full_speed
 
 from steady.network.collective_bound import (proved_bound, route_rows, simple_routes,
                                              whole_hold_rate_bound)
@@ -20,6 +20,7 @@ from steady.schedule.effort import effort
 from steady.strategies import switched_platforms
 from steady.throughput import collective_throughput
 from steady.topologies import fat_tree_platform
+from steady.verify import verify
 
 
 def seed_one_cluster() -> Platform:
@@ -108,13 +109,15 @@ def test_a_fractional_oversubscription_caps_the_ratio(o):
     of their host links, so each of an edge switch's host downlinks has a majority row;
     in a real timetable the rows of an edge switch's H downlinks add up to at least
     ((N-H)·o + H(N-1) - (N-H))·m/B (proofs/collectives.md §9), and the ratio is at most
-    :func:`fractional_cap` (30/37 at o = 3/2)."""
+    :func:`fractional_cap` (30/37 at o = 3/2) -- for transfers at full speed; the
+    chooser's, streamed at a share of their routes (§16), reach x*."""
     platform = fat_tree_platform(4, oversubscription=o)
     result = collective_throughput(platform, "allgather")
     bandwidth, n, h = Fraction(25, 2), 16, 2
     assert result.rate == bandwidth / (n - 1)   # the host links' cut
-    table, stats = collective_timetable(platform, result, 8, effort("fast"))
+    streamed, stats = collective_timetable(platform, result, 8, effort("fast"))
     m = stats["chunks_per_root"]
+    table = full_speed(platform, streamed)   # its trees at full speed
     rows = whole_hold_rows(*whole_holds(transfer_model(platform), table.route_counts))
     least = ((n - h) * o + h * (n - 1) - (n - h)) * m / bandwidth
     for p in range(4):
@@ -122,7 +125,9 @@ def test_a_fractional_oversubscription_caps_the_ratio(o):
             down = [("arc", (f"p{p}.edge{e}", f"p{p}.e{e}.h{j}")) for j in range(h)]
             assert sum(rows[(l, MAJORITY)] for l in down) >= least
             assert all(table.period >= rows[(l, MAJORITY)] * table.unit for l in down)
-    assert stats["ratio"] <= fractional_cap(4, o)
+    assert table.rate(result.roots) / result.rate <= fractional_cap(4, o)
+    assert streamed.slowed and stats["ratio"] == 1 > fractional_cap(4, o)
+    assert verify(platform, streamed.schedule(result)).ratio == 1
     assert fractional_cap(4, Fraction(3, 2)) == Fraction(30, 37)
     assert fractional_cap(6, Fraction(3, 2)) == Fraction(106, 123)   # 0.862 < 0.99
 

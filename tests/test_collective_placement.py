@@ -11,7 +11,7 @@ from fractions import Fraction
 
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from helpers import examples
+from helpers import examples, full_speed
 
 from steady.network.resources import (MAJORITY, alternative_routes, transfer_model,
                                       whole_hold_bound, whole_hold_rows, whole_holds)
@@ -144,6 +144,7 @@ def test_no_timetable_beats_a_majority_row(platform, most):
     time."""
     result = collective_throughput(platform, "allgather")
     table, _ = collective_timetable(platform, result, most, effort("fast"))
+    table = full_speed(platform, table)
     table.check()
     model = transfer_model(platform)
     rows = whole_hold_rows(*whole_holds(model, table.route_counts))

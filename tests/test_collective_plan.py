@@ -268,12 +268,22 @@ def test_steady_run_refuses_a_wrong_number_of_ranks(tmp_path, capsys):
     assert "6 compute nodes but 4 MPI ranks" in done.stderr
 
 
-def test_a_broken_collective_plan_is_refused_in_one_line(capsys, tmp_path):
+def test_a_broken_collective_plan_is_refused_in_one_line(capsys, tmp_path, monkeypatch):
     doc, plan, path = simulated(capsys, tmp_path, DATA_CENTER, "allgather", "2000")
     bad = json.loads(path.read_text())
     bad["transfers"] = bad["transfers"][1:]     # one chunk never reaches one node
     (tmp_path / "bad.json").write_text(json.dumps(bad))
     code, out, err = run(capsys, "run", tmp_path / "bad.json")
+    assert code == 2 and out == ""
+    assert "not a valid plan" in err and len(err.strip().splitlines()) == 1
+    # --launch: refused by the launcher itself, before any rank starts (qa43)
+    import steady.run.launch
+
+    def no_ranks(*args, **kwargs):
+        raise AssertionError("ranks started for an invalid plan")
+
+    monkeypatch.setattr(steady.run.launch, "launch", no_ranks)
+    code, out, err = run(capsys, "run", tmp_path / "bad.json", "--launch", "--native")
     assert code == 2 and out == ""
     assert "not a valid plan" in err and len(err.strip().splitlines()) == 1
     bad = json.loads(path.read_text())

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from helpers import examples
+from helpers import examples, full_speed
 from hypothesis import strategies as st
 
 from steady.errors import InputError
@@ -403,6 +403,7 @@ def test_no_timetable_beats_a_whole_hold_row(platform, most):
 
     result = collective_throughput(platform, "allgather")
     table, _ = collective_timetable(platform, result, most, effort("fast"))
+    table = full_speed(platform, table)
     table.check()
     model = transfer_model(platform)
     assert table.period >= whole_hold_bound(model, table.route_counts) * table.unit

@@ -194,8 +194,9 @@ def test_dgx_mixed_2_is_capped_by_its_nics():
 def test_dgx_mixed_2_reaches_its_cap():
     """dgx-mixed-2 (the list schedule: 0.712, 0.723, 0.637): the NIC rounds reach the
     caps of test_dgx_mixed_2_is_capped_by_its_nics exactly, one chunk per root:
-    allgather and reduce-scatter 60/83, allreduce 16/25; verified; nic_cap proves them,
-    so the list schedule is not run after them."""
+    allgather and reduce-scatter 60/83, allreduce 16/25; verified; nic_cap proves them
+    for full-speed transfers.  Streamed at a share of their routes (proofs/collectives.md
+    §16), the chooser's timetable goes past the cap to the target."""
     platform = dgx_mixed_2()
     fab = nic_shape(platform)
     assert fab.dims == (2, 8) and fab.slot == (0, 1) * 4 and fab.leaf == "leaf"
@@ -218,9 +219,10 @@ def test_dgx_mixed_2_reaches_its_cap():
         assert report.ok and report.ratio == ratio
         assert nic_cap(platform, result) == ratio * result.rate
     result = collective_throughput(platform, "allgather")
-    schedule, stats = collective_schedule(platform, result, 64)   # no list schedule
-    assert stats["ratio"] == stats["bound"] == Fraction(60, 83)
-    assert stats["construction"] == "rounds of NIC and box transfers on a NIC fabric"
+    schedule, stats = collective_schedule(platform, result, 64)
+    assert stats["ratio"] >= Fraction(99, 100) > Fraction(60, 83)
+    assert "streamed" in stats["construction"]
+    assert verify(platform, schedule).ratio == stats["ratio"]
 
 
 @settings(max_examples=examples(10), deadline=None)

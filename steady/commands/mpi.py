@@ -159,14 +159,13 @@ def _cmd_run(args) -> int:
 
 def _launch_run(args, options) -> int:
     from ..fileio import load_json
-    from ..run.job import check_deliveries, refuse_collective_schedule
+    from ..run.job import check_deliveries, read_plan, refuse_collective_schedule
     from ..run.launch import launch
     from ..schedule_file import Schedule
-    from ..simulate.plan import Plan
 
     doc = load_json(args.schedule)   # bad input: here, before any rank starts
     if isinstance(doc, dict) and doc.get("format") == "steady-plan":
-        plan = Plan.from_dict(doc, str(args.schedule))
+        plan = read_plan(args.schedule, args.broadcasts)[0]   # read and checked
         nodes, broadcasts = plan.nodes, plan.broadcasts
         if plan.collective is not None and plan.platform is not None:   # issue 43
             nodes = plan.platform.compute_nodes

@@ -15,6 +15,13 @@ some *resources*, each of capacity 1:
 * both, with a ``network`` section: every shared network link ``("link", id)`` that the
   route of one of its arcs crosses, for c_nl / c_P (summed when several arcs cross it).
 
+On a multi-port platform a transfer may also run slower than its route, for a
+``duration`` longer than its messages at c_P (docs/formats.md, proofs/collectives.md §16):
+it then holds every part above times its *share* (messages x c_P) / duration, as
+concurrent channels share a link.  On a one-port platform a transfer runs at its route's
+speed: its ports are held whole whatever its speed, so running slower gains nothing
+there, and the caps of proofs/collectives.md §9 and §15 rely on it.
+
 At every instant the transfers in progress hold at most the capacity of every resource.
 That is the rule the list schedule places by, :meth:`Timetable.check` and the plan
 check verify, and the unroller keeps; the capacity rows of the LP (:mod:`steady
@@ -59,6 +66,22 @@ class TransferModel:
 
     def cost(self, route: Route) -> Fraction:
         return self.holds(route)[0]
+
+    @property
+    def shares(self) -> bool:
+        """Whether a transfer may run at a share of its route's speed (multi-port)."""
+        return not self.ports
+
+    def held(self, route: Route, share: Fraction = Fraction(1)) -> tuple:
+        """((resource, part), ...) of a transfer over ``route`` running at ``share``
+        (0 < share <= 1, below 1 only where :attr:`shares`) of the route's speed."""
+        parts = self.holds(route)[1]
+        if share == 1:
+            return parts
+        if not self.shares or not 0 < share < 1:
+            raise ValueError(f"a transfer over {'->'.join(route)} cannot run at "
+                             f"{share} of its speed on this platform")
+        return tuple((key, part * share) for key, part in parts)
 
     def holds(self, route: Route) -> tuple[Fraction, tuple]:
         """(c_P, ((resource, part), ...)) of a route, parts exact and in (0, 1]."""

@@ -15,7 +15,7 @@ from fractions import Fraction
 
 from ..errors import InputError, shorten
 from ..numbers import many_digits
-from ..schedule_file import TIMED, timed, transfer_cost
+from ..schedule_file import TIMED, timed, transfer_cost, transfer_time
 from .plots import pyplot, save
 from .sheet import readable
 
@@ -100,15 +100,26 @@ def _timetable(schedule) -> str:
         for t in sorted(schedule.transfers, key=lambda t: t.start):
             by_link.setdefault(t.arc, []).append(t)
         lines = [head]
+        slowed = False
         for (u, v), transfers in by_link.items():
             busy = sum(t.messages * transfer_cost(platform, schedule.trees, t)
                        for t in transfers)
-            cells = ", ".join(f"{readable(t.start)} T{t.tree}x{readable(t.messages)}"
-                              for t in transfers)
-            lines.append(f"{u}->{v} (busy {readable(busy)}): {cells}")
-    return _with_rounding_note(lines + ["", "legend: t Tkxm = m messages of tree k sent "
-                                            "over the link from time t, back to back (m x "
-                                            "the link's cost)"])
+            cells = []
+            for t in transfers:
+                cell = f"{readable(t.start)} T{t.tree}x{readable(t.messages)}"
+                length = transfer_time(platform, schedule.trees, t)
+                if length != t.messages * transfer_cost(platform, schedule.trees, t):
+                    cell += f" over {readable(length)}"   # slower than its route
+                    slowed = True
+                cells.append(cell)
+            lines.append(f"{u}->{v} (busy {readable(busy)}): {', '.join(cells)}")
+    legend = ["", "legend: t Tkxm = m messages of tree k sent over the link from time t, "
+                  "back to back (m x the link's cost)"]
+    if slowed:   # issue 43: multi-port transfers at a share of their route's speed
+        legend.append("        t Tkxm over d = the m messages spread over [t, t + d), "
+                      "slower than the route, holding its links for (m x cost) / d of "
+                      "their capacity; busy = the messages x cost a link carries")
+    return _with_rounding_note(lines + legend)
 
 
 def check_links(schedule, origin) -> None:
@@ -133,7 +144,7 @@ def port_bars(schedule) -> dict[tuple[str, str], list]:
     schedule in its timed form).  Every link must exist (:func:`check_links`)."""
     bars: dict[tuple[str, str], list] = {}
     for t in sorted(timed(schedule).transfers, key=lambda t: t.start):
-        length = t.messages * transfer_cost(schedule.platform, schedule.trees, t)
+        length = transfer_time(schedule.platform, schedule.trees, t)   # its duration
         bars.setdefault((t.tail, "send"), []).append((t.start, length, t.tree))
         bars.setdefault((t.head, "recv"), []).append((t.start, length, t.tree))
     return bars
@@ -141,7 +152,8 @@ def port_bars(schedule) -> dict[tuple[str, str], list]:
 
 def gantt(schedule, path, origin="schedule") -> None:
     """Draw the send and receive ports of every node over one period (png or svg):
-    each transfer from its start for messages x cost, coloured by tree; a version 1
+    each transfer from its start for messages x cost (or its ``duration``, when it
+    runs slower than its route on a multi-port platform), coloured by tree; a version 1
     schedule's steps start one after the other, its transfers on one link back to back
     (:func:`steady.schedule_file.timed`), and its step boundaries are drawn.  A
     transfer over a missing link is refused first (:func:`check_links`, ``origin``

@@ -32,6 +32,11 @@ the steps above run where it stays below its bound.  Where the result is still b
 once; for a broadcast, one path per source) are searched and kept only when strictly
 better; on fabrics of :data:`RING_FIRST_COMPUTE` compute nodes or more without a
 construction by hand they are searched first, for the optimum itself.
+On a multi-port platform where the timetable built stays below 1, the same chunk
+counts' trees are also streamed (:mod:`.fluid`: every tree edge one transfer over the
+whole period at a share of its route's speed), which reaches their largest load exactly
+(proofs/collectives.md §16); the caps below bound full-speed transfers only, so they
+are asked on one-port platforms alone.
 Where the timetable built stays below 1, :func:`ratio_cap` asks whether the optimum's
 certificate, its prices moved onto majority rows, proves a cap below 1 (a one-port
 SimGrid cluster whose transfers hold 5/6 of shared limiters: 5/6; proofs/collectives.md
@@ -50,6 +55,7 @@ builds it with :func:`.timed.timed_schedule`, unchanged.
 
 from __future__ import annotations
 
+import copy
 import heapq
 import math
 from fractions import Fraction
@@ -65,6 +71,7 @@ from .nic_rounds import nic_cap, nic_timetable
 from .reversal import reduced_timetable
 from .rail_phases import rail_timetable
 from .ring_steps import path_timetable, ring_timetable
+from .fluid import streamed_timetable
 from .list_schedule import route_list_schedule
 from .timetable import Timetable, Tree
 
@@ -147,6 +154,17 @@ def with_rows(fams: list[Family]) -> list[Family]:
                 loads[row] = t
         f.loads = loads
     return fams
+
+
+def load_rows(fams: list[Family]) -> list[Family]:
+    """Copies of the families whose ``loads`` keep the rows (l, l) alone: the
+    resources' loads, which bound streamed timetables (proofs/collectives.md §16)."""
+    out = []
+    for f in fams:
+        g = copy.copy(f)
+        g.loads = {row: t for row, t in f.loads.items() if row[0] == row[1]}
+        out.append(g)
+    return out
 
 
 def _family_key(tree) -> tuple:
@@ -448,6 +466,9 @@ def _timetable(platform, result, max_messages: int, effort) -> tuple[Timetable, 
                          "period at the root of the largest rate: raise max_messages")
     best, construction = None, "integer rooted trees, route rounds and list schedule"
     proved = False
+    # multi-port: transfers may run at a share of their route's speed (§16), so the
+    # caps of full-speed timetables (§9, §10's NIC cap, §15) do not bound what is built
+    streams = transfer_model(platform).shares and effort.collective_streamed > 0
     phased = phased_timetable(platform, result, most)
     if phased is not None:   # a Clos fabric (fat tree, leaf-spine): phases built by hand
         table, k = phased
@@ -469,7 +490,7 @@ def _timetable(platform, result, max_messages: int, effort) -> tuple[Timetable, 
                 best = (table.rate(roots) / result.rate, k, Fraction(1), table)
                 construction = name
                 break
-        if best is not None and best[0] < 1 and build is nic_timetable \
+        if best is not None and best[0] < 1 and build is nic_timetable and not streams \
                 and nic_cap(platform, result) == table.rate(roots):
             best = best[:2] + (best[0],) + best[3:]   # proved: no timetable does better
             proved = True
@@ -492,18 +513,41 @@ def _timetable(platform, result, max_messages: int, effort) -> tuple[Timetable, 
     def at_cap() -> bool:
         return cap is not None and best is not None and best[0] >= cap
 
-    if not proved and (best is None or best[0] < 1):
+    if not proved and not streams and (best is None or best[0] < 1):
         cap = ratio_cap(platform, result)
         if at_cap():   # pragma: no cover - no construction by hand is capped so far
             best = best[:2] + (best[0],) + best[3:]
             proved = True
-    if best is None or best[0] < best[2]:
+    fams, candidates, first, tried_streams = None, None, None, False
+    if streams and (best is None or best[0] < 1):
         fams = families(platform, result, effort.collective_pricing,
                         effort.collective_neighbours)
-        # best bound first; a count's MILPs only while its cap could beat the best
         candidates = CountsInOrder(fams, result.rate, roots, most, effort,
                                    result.certificate.prices)
-        while (item := candidates.next(None if best is None else best[0])) is not None:
+        first = candidates.next(None)   # the list schedule's first count, scored once
+        if first is not None and first[0] < BLOCKS_BELOW and first[0] < min(1, grid_cap(
+                load_rows(fams), result.rate, roots, first[1],
+                result.certificate.prices)):
+            # the best count's whole-hold rows keep full-speed transfers below the
+            # target where its loads alone could go higher (a fat tree with
+            # oversubscription 3/2: 0.81, not a broadcast's grid of 31/32): streamed
+            # first, the list schedule's minutes only where streaming stays below
+            best, construction = _streamed(platform, result, fams, most, effort, best,
+                                           construction)
+            tried_streams = True
+    if best is None or best[0] < best[2]:
+        fams = fams or families(platform, result, effort.collective_pricing,
+                                effort.collective_neighbours)
+        # best bound first; a count's MILPs only while its cap could beat the best
+        if candidates is None:
+            candidates = CountsInOrder(fams, result.rate, roots, most, effort,
+                                       result.certificate.prices)
+            first = candidates.next(None if best is None else best[0])
+        elif first is not None and best is not None and first[0] <= best[0]:
+            first = None   # what next(best) would have said: nothing beats the best
+        while (item := first or candidates.next(None if best is None else best[0])) \
+                is not None:
+            first = None
             bound, k, weights = item
             table = route_list_schedule(platform,
                                         balanced_routes(platform, expanded(fams, weights)),
@@ -527,6 +571,9 @@ def _timetable(platform, result, max_messages: int, effort) -> tuple[Timetable, 
                 construction = name
                 break
         proved = at_cap()
+    if streams and best[0] < 1 and not tried_streams:   # after the ring: fewer chunks
+        best, construction = _streamed(platform, result, fams, most, effort, best,
+                                       construction)
     if effort.collective_blocks and best[0] < BLOCKS_BELOW and not proved:
         # small fabrics: trees chosen together with the sets of transfers that run
         # at once (the search's trees can need more than any such sequence gives);
@@ -540,7 +587,7 @@ def _timetable(platform, result, max_messages: int, effort) -> tuple[Timetable, 
     ratio, k, bound, table = best
     table.check()
     row = whole_hold_bound(transfer_model(platform), table.route_counts) * table.unit
-    if table.period < row:   # pragma: no cover - proofs/collectives.md, "Whole holds"
+    if table.period < row and not table.slowed:   # pragma: no cover - "Whole holds"
         raise AssertionError("postcondition: a period below a whole-hold row")
     if table.rate(roots) > result.rate:   # pragma: no cover - the certificate forbids it
         raise AssertionError("postcondition: a timetable beats the certified optimum")
@@ -551,6 +598,38 @@ def _timetable(platform, result, max_messages: int, effort) -> tuple[Timetable, 
              "ratio": ratio, "bound": bound, "cap": cap,
              "construction": construction}
     return table, stats
+
+
+def _streamed(platform, result, fams, most: int, effort, best, construction):
+    """(best, construction) after streaming (:mod:`.fluid`, proofs/collectives.md §16)
+    the trees of the first ``effort.collective_streamed`` chunk counts, best bound first,
+    where one beats ``best``; the bound of a streamed timetable is its own ratio
+    (nothing beats its trees' largest load)."""
+    roots = result.roots
+    if fams is None:
+        fams = families(platform, result, effort.collective_pricing,
+                        effort.collective_neighbours)
+    fams = load_rows(fams)   # no whole holds at a share: the loads alone bound
+    if best is not None and best[0] >= BLOCKS_BELOW:
+        # at the target already: the rounded weights alone, no packing MILP (which
+        # doubled the time of fabrics streamed from 0.995 to the same ratio)
+        effort = effort.but(collective_nodes=0)
+    counts = CountsInOrder(fams, result.rate, roots, most, effort,
+                           result.certificate.prices)
+    for _ in range(effort.collective_streamed):
+        if (item := counts.next(None if best is None else best[0])) is None:
+            break
+        k, weights = item[1:]
+        trees = balanced_routes(platform, expanded(fams, weights), whole=False)
+        table = streamed_timetable(platform, trees)
+        ratio = table.rate(roots) / result.rate
+        if best is None or ratio > best[0]:
+            best = (ratio, k, ratio, table)
+            construction = ("integer rooted trees, each edge streamed over the period "
+                            "at a share of its route")
+        if ratio == 1:
+            break
+    return best, construction
 
 
 def ratio_cap(platform, result) -> Fraction | None:
@@ -698,7 +777,7 @@ ROUTE_CHOICES = 16
 LONGER_ROUTES = 2
 
 
-def balanced_routes(platform, trees: list[Tree]) -> list[Tree]:
+def balanced_routes(platform, trees: list[Tree], whole: bool = True) -> list[Tree]:
     """The trees with each edge moved, where that lowers the loads, to another route
     between its two ends, as fast or faster (ours): the optimum routes an edge through
     any cheapest path and leaves unpriced links (a fat tree's aggregation and core
@@ -710,7 +789,8 @@ def balanced_routes(platform, trees: list[Tree]) -> list[Tree]:
     most :data:`ROUTE_CHOICES` routes per edge, no more than :data:`LONGER_ROUTES`
     hops longer.  The trees as given when the moves raise the largest whole-hold row
     (:func:`steady.network.resources.whole_hold_rows`: a move may make a slow route
-    hold in part a link that fast routes need whole)."""
+    hold in part a link that fast routes need whole), unless ``whole`` is False
+    (streamed transfers hold nothing whole: the loads alone count)."""
     model = transfer_model(platform)
     switches = platform.switches
     if not switches:
@@ -758,7 +838,7 @@ def balanced_routes(platform, trees: list[Tree]) -> list[Tree]:
                 routes[child] = tuple(path[1:-1])
         out.append(Tree(tree.parent, tree.weight, tree.root, tree.direction,
                         routes or None))
-    if whole_hold_bound(model, route_counts(out)) > whole_hold_bound(
+    if whole and whole_hold_bound(model, route_counts(out)) > whole_hold_bound(
             model, route_counts(trees)):
         return trees
     return out

@@ -106,6 +106,10 @@ class Effort:
     #: tried where they could beat the other constructions; 0: not tried (``fast``,
     #: which runs no search beyond the list schedule's).
     collective_ring_checks: int = 200_000
+    #: Chunk counts (best bound first) whose trees are streamed on a multi-port
+    #: platform where the full-speed constructions stay below 1
+    #: (:mod:`.fluid`: each reaches its trees' largest load exactly); 0: not tried.
+    collective_streamed: int = 3
     #: Periods of more messages than this whose link counts are also searched over the
     #: cuts (:mod:`.count_search`) skip the Dinkelbach MILP; None (every level: it
     #: shortens the longest runs only and lowers some ratios, docs/limits.md).

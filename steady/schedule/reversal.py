@@ -48,7 +48,8 @@ def mirrored(table: Timetable, platform) -> Timetable:
     for (i, (parent, child)), rs in table.runs.items():
         c = table.edge_cost[(i, (parent, child))]
         runs[(i, (child, parent))] = [[(-(s + n * c)) % period, n] for s, n in rs]
-    out = Timetable.build(platform, trees, runs, period, table.unit)
+    slowed = {(i, (child, parent)): c for (i, (parent, child)), c in table.slowed.items()}
+    out = Timetable.build(platform, trees, runs, period, table.unit, slowed)
     out.check()
     return out
 
@@ -62,8 +63,10 @@ def one_after_the_other(first: Timetable, second: Timetable) -> Timetable:
     runs = {key: [list(r) for r in rs] for key, rs in first.runs.items()}
     for (i, arc), rs in second.runs.items():
         runs[(k + i, arc)] = [[s + first.period, n] for s, n in rs]
+    slowed = dict(first.slowed)
+    slowed.update({(k + i, arc): c for (i, arc), c in second.slowed.items()})
     out = Timetable.build(first.platform, list(first.trees) + list(second.trees), runs,
-                          first.period + second.period, first.unit)
+                          first.period + second.period, first.unit, slowed)
     out.check()
     return out
 

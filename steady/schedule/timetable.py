@@ -11,7 +11,10 @@ time unit, so that every cost, start and the period are whole ticks):
 * ``trees``: (parent map, weight) per tree, the weight being the tree's messages per
   period;
 * ``runs``: per (tree, arc), the sorted runs (start tick, messages) of back-to-back
-  messages; a run of n messages is n slots one after the other.
+  messages; a run of n messages is n slots one after the other;
+* ``slowed``: on a multi-port platform, the tree edges whose messages run slower than
+  their route, {(tree, arc): ticks per message} (issue 43, proofs/collectives.md §16):
+  such a slot holds each of its route's links for the route's cost over the slot's.
 
 Every construction (list schedule, rounds on shared links, the exact optimum in timed
 form) writes one, every improver (port orders searched, trees regrown) reads one and
@@ -98,6 +101,9 @@ class _EdgeCosts(dict):
         self.table = table
 
     def __missing__(self, key):
+        if key in self.table.slowed:
+            self[key] = self.table.slowed[key]
+            return self[key]
         c = self.table.model.cost(self.table.route(key)) * self.table.unit
         self[key] = int(c) if c.denominator == 1 else c
         return self[key]
@@ -130,22 +136,32 @@ def extend_runs(runs: list, start: int, count: int, cost: int) -> None:
 class Timetable:
     """One period (module docstring): ``platform``, ``trees`` (:class:`Tree`), ``unit``
     ticks per time unit, ``period`` in ticks, ``runs`` {(tree, arc): ((start, count),
-    ...)} sorted by start.  Immutable; build with :meth:`build` or :meth:`of`."""
+    ...)} sorted by start, ``slowed`` {(tree, arc): ticks per message} for edges slower
+    than their route (multi-port only).  Immutable; build with :meth:`build` or
+    :meth:`of`."""
 
     platform: object
     trees: tuple
     unit: int
     period: int
     runs: Mapping = field(repr=False)
+    slowed: Mapping = field(default_factory=dict, repr=False)
 
     # -- building -------------------------------------------------------------------
     @classmethod
-    def build(cls, platform, trees, runs, period: int, unit: int) -> "Timetable":
+    def build(cls, platform, trees, runs, period: int, unit: int,
+              slowed: Mapping | None = None) -> "Timetable":
         """From runs in any order ({(tree, arc): [[start, count], ...]}); empty runs and
-        zero counts dropped, runs sorted and merged where back to back."""
+        zero counts dropped, runs sorted and merged where back to back; ``slowed``
+        {(tree, arc): ticks per message} for edges slower than their route."""
         trees = tuple(as_tree(t) for t in trees)
         model = transfer_model(platform)
-        cost = {key: int(model.cost(trees[key[0]].route(key[1])) * unit) for key in runs}
+        slowed = {key: int(c) for key, c in (slowed or {}).items()}
+        if slowed and not model.shares:
+            raise ValueError("a transfer runs slower than its route only on a "
+                             "multi-port platform")
+        cost = {key: slowed.get(key) or int(model.cost(trees[key[0]].route(key[1])) * unit)
+                for key in runs}
         clean = {}
         for key, rs in runs.items():
             merged: list = []
@@ -153,7 +169,8 @@ class Timetable:
                 extend_runs(merged, start, count, cost[key])
             if merged:
                 clean[key] = tuple(map(tuple, merged))
-        return cls(platform, trees, int(unit), int(period), clean)
+        return cls(platform, trees, int(unit), int(period), clean,
+                   {key: c for key, c in slowed.items() if key in clean})
 
     @classmethod
     def from_arc_runs(cls, platform, trees, arc_runs, period: int, unit: int) -> "Timetable":
@@ -205,8 +222,17 @@ class Timetable:
         table = timed(schedule)
         platform = table.platform
         costs = {transfer_cost(platform, table.trees, t) for t in table.transfers}
-        own = lcm_of_denominators([*costs, *(t.start for t in table.transfers),
-                                   table.period])
+        slowed = {}   # (tree, arc) -> time per message, for transfers slower than their route
+        for t in table.transfers:
+            cost = transfer_cost(platform, table.trees, t)
+            if t.duration is not None and cost is not None \
+                    and t.duration != t.messages * cost:
+                per = t.duration / t.messages
+                if slowed.setdefault((t.tree, t.arc), per) != per:
+                    raise ValueError(f"the transfers of tree {t.tree} on {t.tail}->{t.head} "
+                                     "run at different speeds")
+        own = lcm_of_denominators([*costs, *slowed.values(),
+                                   *(t.start for t in table.transfers), table.period])
         unit = own if unit is None else unit
         if unit % own:
             raise ValueError(f"{unit} ticks per time unit do not hold this timetable's")
@@ -215,13 +241,15 @@ class Timetable:
             runs.setdefault((t.tree, t.arc), []).append([t.start * unit, t.messages])
         trees = [Tree(e.parent, e.weight, e.root, e.direction, dict(e.routes) or None)
                  if e.collective else Tree(e.parent, e.weight) for e in table.trees]
-        return cls.build(platform, trees, runs, table.period * unit, unit)
+        return cls.build(platform, trees, runs, table.period * unit, unit,
+                         {key: per * unit for key, per in slowed.items()})
 
     def replace(self, trees=None, runs=None, period: int | None = None) -> "Timetable":
         """The same platform and unit with other trees, runs or period."""
         return Timetable.build(self.platform, self.trees if trees is None else trees,
                                self.runs if runs is None else runs,
-                               self.period if period is None else period, self.unit)
+                               self.period if period is None else period, self.unit,
+                               self.slowed)
 
     def refined(self, unit: int) -> "Timetable":
         """The same timetable counted in ``unit`` ticks per time unit (a multiple)."""
@@ -230,7 +258,8 @@ class Timetable:
         k = unit // self.unit
         return Timetable.build(self.platform, self.trees,
                                {key: [(s * k, n) for s, n in rs]
-                                for key, rs in self.runs.items()}, self.period * k, unit)
+                                for key, rs in self.runs.items()}, self.period * k, unit,
+                               {key: c * k for key, c in self.slowed.items()})
 
     # -- figures ----------------------------------------------------------------------
     @cached_property
@@ -258,6 +287,14 @@ class Timetable:
     def route(self, key) -> tuple:
         """The nodes the tree edge ``key`` = (tree, arc) visits, sender first."""
         return self.trees[key[0]].route(key[1])
+
+    def held(self, key) -> tuple:
+        """(route, share of its speed) of the tree edge ``key``: share 1 but where the
+        edge is slowed (``slowed``)."""
+        route = self.route(key)
+        if key not in self.slowed:
+            return route, Fraction(1)
+        return route, Fraction(int(self.model.cost(route) * self.unit), self.slowed[key])
 
     @property
     def collective(self) -> bool:
@@ -384,7 +421,10 @@ class Timetable:
     # -- the document -------------------------------------------------------------------
     def transfers(self) -> list[TimedTransfer]:
         """The runs as version 2 transfers, by start."""
-        out = [TimedTransfer(arc[0], arc[1], l, n, Fraction(s, self.unit))
+        slowed = self.slowed
+        out = [TimedTransfer(arc[0], arc[1], l, n, Fraction(s, self.unit),
+                             Fraction(n * slowed[(l, arc)], self.unit)
+                             if (l, arc) in slowed else None)
                for (l, arc), rs in self.runs.items() for s, n in rs]
         out.sort(key=lambda t: (t.start, t.tail, t.head, t.tree))
         return out
@@ -441,11 +481,11 @@ class Timetable:
                          if carried.get(k) != wanted.get(k))
             raise AssertionError(f"postcondition: tree {wrong[0]} edge {wrong[1]} carries "
                                  f"{carried.get(wrong, 0)}, not {wanted.get(wrong, 0)}")
-        holds = {}
+        holds = {}   # per route and speed: a slowed edge holds its share (§16)
         for key in self.runs:
-            route = self.route(key)
-            if route not in holds:
-                holds[route] = self.model.holds(route)[1]
+            held = self.held(key)
+            if held not in holds:
+                holds[held] = self.model.held(*held)
         parts, capacity = integer_parts(holds)
         changes: dict = {}
         for key, rs in self.runs.items():
@@ -455,7 +495,7 @@ class Timetable:
                 if s < 0 or end > self.period:
                     raise AssertionError(f"postcondition: a transfer on {key[1]} leaves "
                                          "the period")
-                for res, part in parts[self.route(key)]:
+                for res, part in parts[self.held(key)]:
                     changes.setdefault(res, []).extend([(end, -part), (s, part)])
         for res, items in changes.items():
             use = 0

@@ -14,7 +14,12 @@ finished; ``periods`` periods back to back.  (SimGrid shares a link max-min fair
 in proportion to what each transfer needs, so a step whose transfers only fit the link
 together may still run late: the replay shows it, it is not hidden by pacing.)  A
 version 2 (timed) schedule starts every transfer at its own start in every period, at
-full speed.
+full speed -- but a transfer that runs slower than its route on a multi-port platform
+(its ``duration``, issue 43), whose rate SimGrid caps at its bytes over that duration:
+its share of the route's bandwidth, as steady predicts it.  The same for a plan's
+transfers (``steady replay PLATFORM PLAN``).  SimGrid 3.32 ignores a communication's
+rate cap under TCP-gamma 0, so such a replay states TCP-gamma 10^300 instead: no
+window limit either (with latency factor 0 the window bounds nothing at all).
 
 CM02 with latency factor 0 is homogeneous -- scaling every size by α scales every time
 by α -- so a schedule whose period holds more bytes than SimGrid counts well (beyond
@@ -34,6 +39,7 @@ from fractions import Fraction
 from ..errors import InputError
 from ..fileio import check_input
 from ..numbers import format_exact
+from ..schedule_file import transfer_cost, transfer_time
 from .importer import load_error
 from .locate import WorkerCrash, run_worker
 from .xmlinfo import exact_of, read_facts
@@ -42,6 +48,11 @@ MODEL = ("network/model:CM02", "network/bandwidth-factor:1", "network/latency-fa
          "network/weight-S:0", "network/TCP-gamma:0", "network/crosstraffic:0")
 MODEL_TEXT = ("CM02, bandwidth factor 1, latency factor {lat}, no TCP window limit "
               "(TCP-gamma 0), no cross traffic")
+#: The TCP-gamma of a replay whose transfers carry rate caps: SimGrid 3.32 ignores a
+#: communication's rate under TCP-gamma 0, and a window of 10^300 bytes limits nothing
+#: either (the replay of a full-speed schedule keeps TCP-gamma 0, as stated).
+UNLIMITED_WINDOW = "network/TCP-gamma:1e300"
+
 #: Largest bytes in one simulated transfer before the replay is scaled down.
 MAX_BYTES = 10 ** 12
 #: Transfers a replay simulates at most (--periods x the schedule's transfers): SimGrid
@@ -112,8 +123,10 @@ def replay(xml_path, schedule, size: Fraction, periods: int = 1,
                "periods": periods, "arcs": [list(a) for a in arcs]}
     if schedule.version == 2:
         request.update(period=float(schedule.period * scale),
-                       timed=[[t.tail, t.head, _bytes(t.messages, size, scale),
-                               float(t.start * scale)] for t in schedule.transfers])
+                       timed=[_timed_row(t.tail, t.head, _bytes(t.messages, size, scale),
+                                         t.start * scale, *_lengths(schedule, t, scale))
+                              for t in schedule.transfers])
+        _capped(request)
     else:
         request["steps"] = [_step(step, size, scale) for step in schedule.steps]
     try:
@@ -127,7 +140,7 @@ def replay(xml_path, schedule, size: Fraction, periods: int = 1,
         raise InputError(origin, "hosts", "the schedule names hosts the platform lacks: "
                          + ", ".join(answer["missing"][:5]))
     _check_routes(platform, answer["routes"], size, facts, origin)
-    model = MODEL_TEXT.format(lat=1 if latency else 0)
+    model = _model_text(request, latency)
     name = platform.name or os.path.basename(origin)
     if ("transfers" if schedule.version == 2 else "steps") not in answer:
         # the replaying actor was stopped: a host turned off or a link failed (SimGrid's
@@ -151,6 +164,42 @@ def _scale(schedule, size: Fraction) -> Fraction:
 
 def _bytes(messages: int, size: Fraction, scale: Fraction) -> int:
     return max(1, round(messages * size * scale))
+
+
+def _lengths(schedule, t, scale: Fraction) -> tuple[Fraction, Fraction]:
+    """(at its route's speed, as it runs) how long the version 2 transfer ``t`` lasts,
+    in scaled seconds."""
+    full = t.messages * transfer_cost(schedule.platform, schedule.trees, t)
+    return full * scale, transfer_time(schedule.platform, schedule.trees, t) * scale
+
+
+def _capped(request: dict) -> None:
+    """The request's TCP-gamma set to :data:`UNLIMITED_WINDOW` when a row caps its
+    rate (SimGrid would ignore the caps under TCP-gamma 0)."""
+    if any(len(row) > 4 for row in request["timed"]):
+        request["config"] = [UNLIMITED_WINDOW if c.startswith("network/TCP-gamma:")
+                             else c for c in request["config"]]
+
+
+def _model_text(request: dict, latency: bool) -> str:
+    """The network model the request states (its TCP-gamma as :func:`_capped` set it)."""
+    text = MODEL_TEXT.format(lat=1 if latency else 0)
+    if UNLIMITED_WINDOW in request["config"]:
+        text = text.replace("(TCP-gamma 0)", "(TCP-gamma 10^300)")
+    return text
+
+
+def _timed_row(tail: str, head: str, nbytes: int, start: Fraction, full: Fraction,
+               length: Fraction) -> list:
+    """The worker's row of a transfer starting at ``start`` that lasts ``length`` (its
+    route's speed: ``full``): a transfer slower than its route (issue 43, multi-port
+    platforms) carries its rate cap, its bytes over its length, so that SimGrid runs it
+    at its share of the route's bandwidth; one at full speed does not (its row and its
+    replay are unchanged)."""
+    row = [tail, head, nbytes, float(start)]
+    if length != full:
+        row.append(float(nbytes / length))
+    return row
 
 
 def _step(step, size, scale) -> list:
@@ -223,7 +272,8 @@ def _timed_report(schedule, ends, periods, scale, name, model) -> ReplayReport:
     for k, end in enumerate(ends):
         p, j = divmod(k, len(transfers))
         t = transfers[j]
-        due = (p * schedule.period + t.start + t.messages * platform.cost(*t.arc)) * scale
+        due = (p * schedule.period + t.start
+               + transfer_time(platform, schedule.trees, t)) * scale
         predicted_end = max(predicted_end, due)
         late = end - float(due)
         if worst is None or late > worst["late"]:
@@ -314,11 +364,15 @@ def replay_plan(xml_path, plan, size: Fraction, latency: bool = False) -> PlanRe
     if latency:
         config[2] = "network/latency-factor:1"
     per_tick = Fraction(1, plan.unit)
-    timed = [[names[t.tail], names[t.head], _bytes(t.count, size, scale),
-              float(t.release * per_tick * scale)] for t in plan.transfers]
+    full = _full_speed(plan)
+    timed = [_timed_row(names[t.tail], names[t.head], _bytes(t.count, size, scale),
+                        t.release * per_tick * scale,
+                        t.count * full[t.id] * per_tick * scale,
+                        t.duration * per_tick * scale) for t in plan.transfers]
     request = {"op": "replay", "platform": os.path.abspath(xml_path), "config": config,
                "periods": 1, "arcs": [list(a) for a in arcs],
                "period": float(plan.makespan * per_tick * scale), "timed": timed}
+    _capped(request)
     try:
         lines = run_worker(request)
     except WorkerCrash as crash:
@@ -348,7 +402,7 @@ def replay_plan(xml_path, plan, size: Fraction, latency: bool = False) -> PlanRe
     if plan.collective is not None:
         roots = [names[r] for r, n in plan.collective.chunks for _ in range(n)]
     return PlanReplayReport(platform.name or os.path.basename(origin), plan.broadcasts,
-                            scale, MODEL_TEXT.format(lat=1 if latency else 0),
+                            scale, _model_text(request, latency),
                             plan.makespan_time, max(ends, default=0.0), planned,
                             simulated, worst, roots)
 
@@ -382,17 +436,40 @@ def _completions(plan, ends) -> tuple[list, list]:
     return planned, simulated
 
 
+def _full_speed(plan) -> dict:
+    """{transfer id: ticks per chunk at its route's speed}: its route's slowest link
+    on the plan's platform (a collective's stream names the route), or its own
+    duration per chunk when the plan has no platform."""
+    platform, names, spec = plan.platform, plan.nodes, plan.collective
+    out, memo = {}, {}
+    for t in plan.transfers:
+        if platform is None:
+            out[t.id] = Fraction(t.duration, t.count)
+            continue
+        route = ((names[t.tail], names[t.head]) if spec is None or
+                 not 0 <= t.tree < len(spec.streams)
+                 else spec.streams[t.tree].route(names, t.tail, t.head))
+        if route not in memo:
+            memo[route] = max(platform.cost(a, b) for a, b in zip(route, route[1:])) \
+                * plan.unit
+        out[t.id] = memo[route]
+    return out
+
+
 def _check_plan_routes(plan, routes: dict, size, facts, origin) -> None:
-    """A collective's plan (issue 43): every transfer lasts what its SimGrid route
-    costs at this size (its slowest link: SIZE / bandwidth), so the plan's times are
-    SimGrid's; where the pair is a link of the plan's platform with a network section,
-    that link's route and costs are the file's too (:func:`_check_routes`)."""
+    """A collective's plan (issue 43): every transfer's route costs in SimGrid at
+    this size (its slowest link: SIZE / bandwidth) what the plan's platform says, so
+    the plan's times are SimGrid's -- a transfer at its route's speed lasts that per
+    chunk, a slower one (multi-port) is capped at its share of the route's bandwidth;
+    where the pair is a link of the plan's platform with a network section, that
+    link's route and costs are the file's too (:func:`_check_routes`)."""
     platform = plan.platform
     names = plan.nodes
     planned = {}
-    for t in plan.transfers:
-        planned.setdefault((names[t.tail], names[t.head]), Fraction(t.duration,
-                                                                    plan.unit * t.count))
+    full = _full_speed(plan)
+    for t in plan.transfers:   # per chunk at the route's speed, not the slowed one
+        planned.setdefault((names[t.tail], names[t.head]),
+                           Fraction(full[t.id], plan.unit))
     for key, route in routes.items():
         u, v = key.split("\t")
         if not route:

@@ -16,6 +16,8 @@ in [0, period) keeps the resource rule at every instant (what :func:`steady.veri
 checked of the one period), so the horizon needs no new check of capacity, only of
 time.
 
+A transfer of m messages lasts its ``duration`` (m·c_P but where it runs slower than its
+route on a multi-port platform), its i-th message ending at start + (i + 1)·duration / m.
 Message j of a tree (the j-th it sends on each edge, in start order) of batch b is
 complete -- at every compute node for an out-tree, reduced at the root for an in-tree,
 at every node for an allreduce -- at b·P + D_j, D_j the latest over the tree's edges of
@@ -37,7 +39,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 from ..numbers import format_exact
-from ..schedule_file import IN, OUT, timed, transfer_cost
+from ..schedule_file import IN, OUT, timed, transfer_time
 
 
 @dataclass
@@ -112,7 +114,7 @@ def message_ends(schedule) -> dict:
     for key, transfers in by_edge.items():
         ends = []
         for t in sorted(transfers, key=lambda t: t.start):
-            c = transfer_cost(platform, trees, t)
+            c = transfer_time(platform, trees, t) / t.messages   # a slowed one's too
             ends.extend(t.start + (i + 1) * c for i in range(t.messages))
         out[key] = ends
     return out
@@ -186,14 +188,12 @@ def collective_plan(schedule, horizon, budget: int | None = None):
     spec = schedule.collective
     kind = spec.kind if spec is not None else "broadcast"
     slots: dict = {}                    # (tree, edge) -> [(start, end) of message j]
-    costs: dict = {}
     for t in sorted(table.transfers, key=lambda t: t.start):
-        c = transfer_cost(platform, trees, t)
-        costs[(t.tree, t.arc)] = c
+        c = transfer_time(platform, trees, t) / t.messages   # per message, slowed or not
         slots.setdefault((t.tree, t.arc), []).extend(
             (t.start + i * c, t.start + (i + 1) * c) for i in range(t.messages))
-    unit = math.lcm(period.denominator, *(c.denominator for c in costs.values()),
-                    *(s.denominator for v in slots.values() for s, _ in v))
+    unit = math.lcm(period.denominator,
+                    *(x.denominator for v in slots.values() for s in v for x in s))
     lags = [edge_lags(tree.edges) for tree in trees]
     done = [[max(lags[l][e] * period + slots[(l, e)][j][1] for e in tree.edges)
              for j in range(tree.weight)] for l, tree in enumerate(trees)]
@@ -228,10 +228,10 @@ def collective_plan(schedule, horizon, budget: int | None = None):
         for c, (_, b, i) in enumerate(complete):
             for l, j, off in pairs[i]:
                 for e in trees[l].edges:
-                    start, _ = slots[(l, e)][j]
+                    start, end = slots[(l, e)][j]
                     at = ((b + lags[l][e]) * period + off + start) * unit
                     rows.append((int(at), index[e[0]], index[e[1]], c,
-                                 int(costs[(l, e)] * unit), l))
+                                 int((end - start) * unit), l))
     rows.sort()
     transfers = tuple(Transfer(i, u, v, c, 1, at, d, l)
                       for i, (at, u, v, c, d, l) in enumerate(rows))
