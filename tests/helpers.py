@@ -181,17 +181,9 @@ def streamed_schedule(platform, kind="allgather", most=4):
     """(result, table): the streamed timetable (proofs/collectives.md §16) of the first
     chunk count's trees ranked by their loads, as the chooser streams them -- built here
     whatever construction the chooser would keep on ``platform``."""
-    from steady.schedule.collective import (CountsInOrder, balanced_routes, expanded,
-                                            families, load_rows)
-    from steady.schedule.effort import effort
-    from steady.schedule.fluid import streamed_timetable
+    from steady.schedule.collective import streamed_counts, streamed_of
     from steady.throughput import collective_throughput
 
     result = collective_throughput(platform, kind)
-    level = effort("fast")
-    fams = load_rows(families(platform, result, level.collective_pricing,
-                              level.collective_neighbours))
-    _, _, weights = CountsInOrder(fams, result.rate, result.roots, most, level,
-                                  result.certificate.prices).next(None)
-    trees = balanced_routes(platform, expanded(fams, weights), whole=False)
-    return result, streamed_timetable(platform, trees)
+    fams, counts = streamed_counts(platform, result, most, "fast")
+    return result, streamed_of(platform, fams, counts.next(None)[2])

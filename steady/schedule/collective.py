@@ -542,12 +542,8 @@ def _timetable(platform, result, max_messages: int, effort) -> tuple[Timetable, 
         if candidates is None:
             candidates = CountsInOrder(fams, result.rate, roots, most, effort,
                                        result.certificate.prices)
-            first = candidates.next(None if best is None else best[0])
-        elif first is not None and best is not None and first[0] <= best[0]:
-            first = None   # what next(best) would have said: nothing beats the best
-        while (item := first or candidates.next(None if best is None else best[0])) \
-                is not None:
-            first = None
+        item = first or candidates.next(None if best is None else best[0])
+        while item is not None and (best is None or item[0] > best[0]):
             bound, k, weights = item
             table = route_list_schedule(platform,
                                         balanced_routes(platform, expanded(fams, weights)),
@@ -556,6 +552,7 @@ def _timetable(platform, result, max_messages: int, effort) -> tuple[Timetable, 
             if best is None or ratio > best[0]:
                 best = (ratio, k, bound, table)
                 construction = "integer rooted trees, route rounds and list schedule"
+            item = candidates.next(None if best is None else best[0])
     proved = proved or at_cap()   # at the cap: no timetable does better
     if not proved and effort.collective_ring_checks and best[0] < 1:
         # every compute node's links the cut (a dragonfly): one ring, lock-step steps;
@@ -606,22 +603,16 @@ def _streamed(platform, result, fams, most: int, effort, best, construction):
     where one beats ``best``; the bound of a streamed timetable is its own ratio
     (nothing beats its trees' largest load)."""
     roots = result.roots
-    if fams is None:
-        fams = families(platform, result, effort.collective_pricing,
-                        effort.collective_neighbours)
-    fams = load_rows(fams)   # no whole holds at a share: the loads alone bound
     if best is not None and best[0] >= BLOCKS_BELOW:
         # at the target already: the rounded weights alone, no packing MILP (which
         # doubled the time of fabrics streamed from 0.995 to the same ratio)
         effort = effort.but(collective_nodes=0)
-    counts = CountsInOrder(fams, result.rate, roots, most, effort,
-                           result.certificate.prices)
+    fams, counts = streamed_counts(platform, result, most, effort, fams)
     for _ in range(effort.collective_streamed):
         if (item := counts.next(None if best is None else best[0])) is None:
             break
         k, weights = item[1:]
-        trees = balanced_routes(platform, expanded(fams, weights), whole=False)
-        table = streamed_timetable(platform, trees)
+        table = streamed_of(platform, fams, weights)
         ratio = table.rate(roots) / result.rate
         if best is None or ratio > best[0]:
             best = (ratio, k, ratio, table)
@@ -630,6 +621,26 @@ def _streamed(platform, result, fams, most: int, effort, best, construction):
         if ratio == 1:
             break
     return best, construction
+
+
+def streamed_counts(platform, result, most: int, effort, fams=None):
+    """(families, :class:`CountsInOrder`) of streamed timetables: the families (the
+    optimum's search trees when None) with their load rows alone, since a transfer at a
+    share holds nothing whole (proofs/collectives.md §16), and their chunk counts."""
+    effort = effort_of(effort)
+    if fams is None:
+        fams = families(platform, result, effort.collective_pricing,
+                        effort.collective_neighbours)
+    fams = load_rows(fams)
+    return fams, CountsInOrder(fams, result.rate, result.roots, most, effort,
+                               result.certificate.prices)
+
+
+def streamed_of(platform, fams, weights) -> Timetable:
+    """The streamed timetable (:func:`.fluid.streamed_timetable`) of the families'
+    trees with these weights, their routes balanced by the loads alone."""
+    return streamed_timetable(platform, balanced_routes(platform, expanded(fams, weights),
+                                                        whole=False))
 
 
 def ratio_cap(platform, result) -> Fraction | None:

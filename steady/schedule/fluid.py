@@ -19,8 +19,6 @@ with oversubscription 3/2: 30/37 of x*, proofs/collectives.md §9).
 
 from __future__ import annotations
 
-from fractions import Fraction
-
 from ..network.resources import transfer_model
 from ..numbers import lcm_of_denominators
 from .timetable import Timetable, as_tree
@@ -35,13 +33,12 @@ def streamed_timetable(platform, trees) -> Timetable:
     if not model.shares:
         raise ValueError("streamed transfers need a multi-port platform")
     trees = [as_tree(t) for t in trees]
-    loads: dict = {}
+    counts: dict = {}   # {route: messages per period}
     for tree in trees:
         for arc in tree.arcs():
-            c, parts = model.holds(tree.route(arc))
-            for res, part in parts:
-                loads[res] = loads.get(res, Fraction(0)) + tree.weight * c * part
-    period = max(loads.values())
+            route = tree.route(arc)
+            counts[route] = counts.get(route, 0) + tree.weight
+    period = max(model.loads(counts).values())
     costs = {key: model.cost(trees[key[0]].route(key[1]))
              for key in ((l, arc) for l, t in enumerate(trees) for arc in t.arcs())}
     unit = lcm_of_denominators([*costs.values(), period,

@@ -221,10 +221,11 @@ class Timetable:
         form), in its own ticks or ``unit`` (a multiple of them)."""
         table = timed(schedule)
         platform = table.platform
-        costs = {transfer_cost(platform, table.trees, t) for t in table.transfers}
+        costs = set()
         slowed = {}   # (tree, arc) -> time per message, for transfers slower than their route
         for t in table.transfers:
             cost = transfer_cost(platform, table.trees, t)
+            costs.add(cost)
             if t.duration is not None and cost is not None \
                     and t.duration != t.messages * cost:
                 per = t.duration / t.messages

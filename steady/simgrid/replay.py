@@ -39,6 +39,7 @@ from fractions import Fraction
 from ..errors import InputError
 from ..fileio import check_input
 from ..numbers import format_exact
+from ..network.resources import route_cost
 from ..schedule_file import transfer_cost, transfer_time
 from .importer import load_error
 from .locate import WorkerCrash, run_worker
@@ -386,7 +387,7 @@ def replay_plan(xml_path, plan, size: Fraction, latency: bool = False) -> PlanRe
     if plan.collective is None:
         _check_routes(platform, answer["routes"], size, facts, origin)
     else:
-        _check_plan_routes(plan, answer["routes"], size, facts, origin)
+        _check_plan_routes(plan, full, answer["routes"], size, facts, origin)
     if "transfers" not in answer:
         raise InputError(origin, "SimGrid", "the replay stopped before the plan ended: "
                          "the platform's availability or state profiles interrupt it")
@@ -450,23 +451,22 @@ def _full_speed(plan) -> dict:
                  not 0 <= t.tree < len(spec.streams)
                  else spec.streams[t.tree].route(names, t.tail, t.head))
         if route not in memo:
-            memo[route] = max(platform.cost(a, b) for a, b in zip(route, route[1:])) \
-                * plan.unit
+            memo[route] = route_cost(platform, route) * plan.unit
         out[t.id] = memo[route]
     return out
 
 
-def _check_plan_routes(plan, routes: dict, size, facts, origin) -> None:
+def _check_plan_routes(plan, full: dict, routes: dict, size, facts, origin) -> None:
     """A collective's plan (issue 43): every transfer's route costs in SimGrid at
     this size (its slowest link: SIZE / bandwidth) what the plan's platform says, so
     the plan's times are SimGrid's -- a transfer at its route's speed lasts that per
     chunk, a slower one (multi-port) is capped at its share of the route's bandwidth;
     where the pair is a link of the plan's platform with a network section, that
-    link's route and costs are the file's too (:func:`_check_routes`)."""
+    link's route and costs are the file's too (:func:`_check_routes`).  ``full``: the
+    plan's ticks per chunk at each transfer's route's speed (:func:`_full_speed`)."""
     platform = plan.platform
     names = plan.nodes
     planned = {}
-    full = _full_speed(plan)
     for t in plan.transfers:   # per chunk at the route's speed, not the slowed one
         planned.setdefault((names[t.tail], names[t.head]),
                            Fraction(full[t.id], plan.unit))
